@@ -1,0 +1,148 @@
+//! The storage connection: an SQLite file by default, PostgreSQL when the
+//! URL says so. Each server keeps its own SQL; this module only connects,
+//! runs migrations and lets one query be written once for both backends.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::migrate::Migrator;
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+
+use crate::LabError;
+
+/// A pool of connections to one of the two supported databases.
+#[derive(Debug, Clone)]
+pub enum Db {
+    /// An embedded SQLite file.
+    Sqlite(SqlitePool),
+    /// A PostgreSQL server.
+    Postgres(PgPool),
+}
+
+/// Runs the same expression against whichever pool `db` holds.
+///
+/// The SQL in the servers' store modules is written once with `$1`-style
+/// placeholders, which both SQLite and PostgreSQL understand; this macro
+/// expands the code once per backend so each gets its own typed query.
+#[macro_export]
+macro_rules! with_pool {
+    ($db:expr, |$pool:ident| $body:expr) => {
+        match $db {
+            $crate::Db::Sqlite($pool) => $body,
+            $crate::Db::Postgres($pool) => $body,
+        }
+    };
+}
+
+impl Db {
+    /// Connects to `url` (`sqlite://…` or `postgres://…`), creating an SQLite file if needed.
+    pub async fn connect(url: &str) -> Result<Self, LabError> {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let pool = PgPoolOptions::new()
+                .max_connections(16)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect(url)
+                .await
+                .map_err(|source| LabError::Connect {
+                    url: redact(url),
+                    source,
+                })?;
+            return Ok(Self::Postgres(pool));
+        }
+        if url.starts_with("sqlite:") {
+            let options = SqliteConnectOptions::from_str(url)
+                .map_err(|source| LabError::Connect {
+                    url: redact(url),
+                    source,
+                })?
+                .create_if_missing(true)
+                // WAL lets readers run beside the one writer, and the busy
+                // timeout makes writers queue instead of failing: several
+                // connections can then really overlap, which the naive race needs.
+                .journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Normal)
+                .busy_timeout(Duration::from_secs(10));
+            let pool = SqlitePoolOptions::new()
+                .max_connections(8)
+                .connect_with(options)
+                .await
+                .map_err(|source| LabError::Connect {
+                    url: redact(url),
+                    source,
+                })?;
+            return Ok(Self::Sqlite(pool));
+        }
+        Err(LabError::UnsupportedDatabaseUrl(redact(url)))
+    }
+
+    /// Applies one server's migrations, the folder that matches this backend.
+    ///
+    /// Both servers record their migrations in the same bookkeeping table, so
+    /// each must ignore the other's entries there.
+    pub async fn migrate(
+        &self,
+        mut sqlite: Migrator,
+        mut postgres: Migrator,
+    ) -> Result<(), LabError> {
+        sqlite.set_ignore_missing(true);
+        postgres.set_ignore_missing(true);
+        match self {
+            Self::Sqlite(pool) => sqlite.run(pool).await?,
+            Self::Postgres(pool) => postgres.run(pool).await?,
+        }
+        Ok(())
+    }
+
+    /// `sqlite` or `postgres`, for start-up messages.
+    pub fn backend_name(&self) -> &'static str {
+        match self {
+            Self::Sqlite(_) => "sqlite",
+            Self::Postgres(_) => "postgres",
+        }
+    }
+
+    /// Closes every connection, waiting for queries in progress.
+    pub async fn close(&self) {
+        with_pool!(self, |pool| pool.close().await)
+    }
+}
+
+/// The URL without its password, safe to print and log.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let credentials = &url[scheme_end + 3..at];
+            match credentials.split_once(':') {
+                Some((user, _password)) => {
+                    format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..])
+                }
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_hidden_from_printed_urls() {
+        assert_eq!(
+            redact("postgres://ann:secret@db:5432/lab"),
+            "postgres://ann:***@db:5432/lab"
+        );
+        assert_eq!(redact("postgres://ann@db/lab"), "postgres://ann@db/lab");
+        assert_eq!(redact("sqlite://lab.db"), "sqlite://lab.db");
+    }
+
+    #[tokio::test]
+    async fn an_unknown_scheme_is_refused_with_its_name() {
+        let err = Db::connect("mysql://localhost/lab").await.unwrap_err();
+        assert!(err.to_string().contains("mysql://localhost/lab"), "{err}");
+    }
+}

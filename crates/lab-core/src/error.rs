@@ -1,0 +1,212 @@
+//! The one error type of the servers, and how each error becomes an RFC 9457
+//! `application/problem+json` response. Client mistakes are 4xx with a
+//! detail that says what to fix; server faults are 500s whose detail hides
+//! internals (they are logged instead).
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use lab_wire::problem::PROBLEM_JSON;
+use lab_wire::{InvalidKey, InvalidLabId, Problem};
+
+/// Everything that can go wrong while serving the lab.
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    /// `POST /orders` without an `Idempotency-Key` header.
+    #[error(
+        "this endpoint needs an Idempotency-Key header: generate one key (a UUID) per order, before the first attempt, and send it on every retry"
+    )]
+    MissingKey,
+    /// The key header is present but not a usable key.
+    #[error("{0}")]
+    InvalidKey(#[from] InvalidKey),
+    /// The `Lab-Id` header is not a usable lab id.
+    #[error("{0}")]
+    InvalidLabId(#[from] InvalidLabId),
+    /// A header that must appear at most once appeared several times.
+    #[error("send the {0} header once; this request has it several times")]
+    RepeatedHeader(&'static str),
+    /// `Lab-Delay-Ms` is not a whole number of milliseconds in range.
+    #[error("Lab-Delay-Ms must be a whole number from 0 to 10000, not {0:?}")]
+    InvalidDelay(String),
+    /// `Lab-Fault` names no fault the lab knows.
+    #[error("Lab-Fault {0:?} is unknown; the known fault is \"drop-response\"")]
+    UnknownFault(String),
+    /// The body is not declared as JSON.
+    #[error("the body must be JSON, sent with Content-Type: application/json")]
+    UnsupportedMediaType,
+    /// The body is larger than the server reads.
+    #[error("the body is larger than 64 KiB; an order is a few dozen bytes")]
+    BodyTooLarge,
+    /// The body could not be read off the connection.
+    #[error("the request body could not be read: {0}")]
+    UnreadableBody(String),
+    /// The body is not well-formed JSON.
+    #[error("the body is not valid JSON: {0}")]
+    MalformedJson(String),
+    /// Well-formed JSON that is not a valid order.
+    #[error("the order is not valid: {0}")]
+    InvalidOrder(String),
+    /// An earlier request with the same key is still being processed.
+    #[error(
+        "a request with this Idempotency-Key is still being processed; retry after it finishes to get its response"
+    )]
+    KeyInFlight,
+    /// No route matches the path.
+    #[error("there is nothing at this path; the lab serves /orders")]
+    NotFound,
+    /// The path exists but not for this method.
+    #[error("this method is not allowed here; /orders takes POST, GET and DELETE")]
+    MethodNotAllowed,
+    /// The database refused or failed a query.
+    #[error("storage error: {0}")]
+    Storage(#[from] sqlx::Error),
+    /// A migration could not be applied.
+    #[error("migration error: {0}")]
+    Migration(#[from] sqlx::migrate::MigrateError),
+    /// The database at `url` could not be reached.
+    #[error("cannot connect to {url}: {source}")]
+    Connect {
+        /// The URL, password hidden.
+        url: String,
+        /// What the driver said.
+        source: sqlx::Error,
+    },
+    /// The database URL names neither SQLite nor PostgreSQL.
+    #[error("unsupported database URL {0}: use sqlite://FILE or postgres://…")]
+    UnsupportedDatabaseUrl(String),
+    /// The listening address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: std::net::SocketAddr,
+        /// Why the operating system refused.
+        source: std::io::Error,
+    },
+    /// The task doing the order work panicked or was aborted.
+    #[error("the order work stopped unexpectedly: {0}")]
+    WorkerFailed(String),
+}
+
+impl LabError {
+    /// The HTTP status this error answers with.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::MissingKey
+            | Self::InvalidKey(_)
+            | Self::InvalidLabId(_)
+            | Self::RepeatedHeader(_)
+            | Self::InvalidDelay(_)
+            | Self::UnknownFault(_)
+            | Self::UnreadableBody(_)
+            | Self::MalformedJson(_) => StatusCode::BAD_REQUEST,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::InvalidOrder(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::KeyInFlight => StatusCode::CONFLICT,
+            Self::NotFound => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::Storage(_)
+            | Self::Migration(_)
+            | Self::Connect { .. }
+            | Self::UnsupportedDatabaseUrl(_)
+            | Self::Bind { .. }
+            | Self::WorkerFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The problem `type` slug and `title` for this error.
+    fn kind(&self) -> (&'static str, &'static str) {
+        match self {
+            Self::MissingKey => ("missing-idempotency-key", "Idempotency-Key header required"),
+            Self::InvalidKey(_) => ("invalid-idempotency-key", "Invalid Idempotency-Key"),
+            Self::InvalidLabId(_) => ("invalid-lab-id", "Invalid Lab-Id"),
+            Self::RepeatedHeader(_) => ("repeated-header", "Header sent more than once"),
+            Self::InvalidDelay(_) => ("invalid-lab-delay", "Invalid Lab-Delay-Ms"),
+            Self::UnknownFault(_) => ("unknown-lab-fault", "Unknown Lab-Fault"),
+            Self::UnsupportedMediaType => ("unsupported-media-type", "Body must be JSON"),
+            Self::BodyTooLarge => ("body-too-large", "Request body too large"),
+            Self::UnreadableBody(_) => ("unreadable-body", "Request body could not be read"),
+            Self::MalformedJson(_) => ("malformed-json", "Malformed JSON"),
+            Self::InvalidOrder(_) => ("invalid-order", "Invalid order"),
+            Self::KeyInFlight => ("request-in-progress", "Request with this key in progress"),
+            Self::NotFound => ("not-found", "Not found"),
+            Self::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
+            _ => ("internal", "Internal server error"),
+        }
+    }
+
+    /// The problem details body for this error.
+    pub fn problem(&self) -> Problem {
+        let status = self.status();
+        let (slug, title) = self.kind();
+        let detail = if status.is_server_error() {
+            // The cause may hold SQL, paths or URLs: it goes to the log, not to the client.
+            "the server failed while handling this request; its log has the cause. Try again later"
+                .to_owned()
+        } else {
+            self.to_string()
+        };
+        Problem {
+            kind: format!("/problems/{slug}"),
+            title: title.to_owned(),
+            status: status.as_u16(),
+            detail,
+        }
+    }
+}
+
+impl IntoResponse for LabError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        if status.is_server_error() {
+            tracing::error!(error = %self, "request failed");
+        }
+        let body = serde_json::to_vec(&self.problem()).expect("a problem always serialises");
+        let mut response = (status, body).into_response();
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+        if matches!(self, Self::KeyInFlight) {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        response
+    }
+}
+
+/// Fallback handler for unknown paths.
+pub async fn not_found() -> LabError {
+    LabError::NotFound
+}
+
+/// Fallback handler for known paths with the wrong method.
+pub async fn method_not_allowed() -> LabError {
+    LabError::MethodNotAllowed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_mistakes_are_4xx_and_say_what_went_wrong() {
+        let problem = LabError::MissingKey.problem();
+        assert_eq!(problem.status, 400);
+        assert_eq!(problem.kind, "/problems/missing-idempotency-key");
+        assert!(problem.detail.contains("Idempotency-Key"));
+    }
+
+    #[test]
+    fn server_faults_hide_their_cause_from_the_client() {
+        let error = LabError::Storage(sqlx::Error::Protocol("secret table layout".into()));
+        let problem = error.problem();
+        assert_eq!(problem.status, 500);
+        assert!(!problem.detail.contains("secret"), "{}", problem.detail);
+    }
+
+    #[test]
+    fn an_in_flight_key_answers_409_with_retry_after() {
+        let response = LabError::KeyInFlight.into_response();
+        assert_eq!(response.status(), StatusCode::CONFLICT);
+        assert_eq!(response.headers()[header::RETRY_AFTER], "1");
+        assert_eq!(response.headers()[header::CONTENT_TYPE], PROBLEM_JSON);
+    }
+}

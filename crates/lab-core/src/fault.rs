@@ -1,0 +1,58 @@
+//! Demo faults a request can ask for with the `Lab-Fault` header, so a
+//! learner can make the network misbehave on purpose.
+
+use axum::response::Response;
+
+use crate::LabError;
+
+/// A failure the server injects into one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Do all the work and commit, then hang up without answering: the
+    /// client cannot tell whether its order was placed.
+    DropResponse,
+}
+
+/// Marks a response that [`crate::serve`] must not send: it closes the
+/// connection instead.
+#[derive(Debug, Clone, Copy)]
+pub struct DropResponse;
+
+impl Fault {
+    /// Parses a `Lab-Fault` header value.
+    pub fn parse(raw: &str) -> Result<Self, LabError> {
+        match raw.trim() {
+            "drop-response" => Ok(Self::DropResponse),
+            other => Err(LabError::UnknownFault(other.to_owned())),
+        }
+    }
+
+    /// Applies the fault to a finished response.
+    pub fn apply(self, mut response: Response) -> Response {
+        match self {
+            Self::DropResponse => {
+                response.extensions_mut().insert(DropResponse);
+                response
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drop_response_is_the_one_known_fault() {
+        assert_eq!(Fault::parse("drop-response").unwrap(), Fault::DropResponse);
+        assert!(
+            matches!(Fault::parse("explode"), Err(LabError::UnknownFault(name)) if name == "explode")
+        );
+    }
+
+    #[test]
+    fn a_dropped_response_carries_the_marker() {
+        let response = Fault::DropResponse.apply(Response::new(axum::body::Body::empty()));
+        assert!(response.extensions().get::<DropResponse>().is_some());
+    }
+}

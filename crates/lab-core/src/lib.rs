@@ -1,0 +1,23 @@
+//! Server-side pieces that the naive and the safe order server share, so
+//! that the two servers' own crates hold only what differs between them:
+//! the order of the steps and the SQL behind them.
+
+pub mod config;
+pub mod db;
+pub mod error;
+pub mod fault;
+pub mod request;
+pub mod serve;
+pub mod standalone;
+pub mod stored;
+pub mod work;
+
+pub use config::StorageArgs;
+pub use db::Db;
+pub use error::LabError;
+pub use fault::Fault;
+pub use request::{DemoControls, LabScope, OrderRequest};
+pub use serve::serve;
+pub use standalone::{OrderServer, StandaloneArgs};
+pub use stored::StoredResponse;
+pub use work::finish_even_if_client_leaves;

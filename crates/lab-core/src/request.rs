@@ -1,0 +1,275 @@
+//! Turning an HTTP request into the lab's typed inputs. Every check a
+//! client can fail happens here, before any storage is touched, and each
+//! failure becomes a 4xx problem that says what to fix.
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use lab_wire::headers::{IDEMPOTENCY_KEY, LAB_DELAY_MS, LAB_FAULT, LAB_ID, MAX_DELAY_MS};
+use lab_wire::{IdempotencyKey, LabId, NewOrder};
+
+use crate::{Fault, LabError};
+
+/// The largest request body the servers read.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// The lab a request belongs to, from its `Lab-Id` header.
+#[derive(Debug, Clone)]
+pub struct LabScope(pub LabId);
+
+/// The demo controls a request carries: the race window and a fault.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DemoControls {
+    /// How long to pause between looking at the key and creating the order.
+    pub delay: Duration,
+    /// A fault to inject, if any.
+    pub fault: Option<Fault>,
+}
+
+/// A complete, valid `POST /orders` request.
+#[derive(Debug, Clone)]
+pub struct OrderRequest {
+    /// Whose lab the order goes into.
+    pub lab: LabId,
+    /// The client's key for this logical operation.
+    pub key: IdempotencyKey,
+    /// The order to place.
+    pub order: NewOrder,
+    /// Demo controls from the request's headers.
+    pub controls: DemoControls,
+}
+
+impl DemoControls {
+    /// Waits for the requested race window, if any.
+    pub async fn pause(&self) {
+        if !self.delay.is_zero() {
+            tokio::time::sleep(self.delay).await;
+        }
+    }
+
+    fn from_headers(headers: &HeaderMap) -> Result<Self, LabError> {
+        let delay = match single_header(headers, LAB_DELAY_MS, "Lab-Delay-Ms")? {
+            None => Duration::ZERO,
+            Some(value) => {
+                let text = String::from_utf8_lossy(value.as_bytes());
+                match text.trim().parse::<u64>() {
+                    Ok(ms) if ms <= MAX_DELAY_MS => Duration::from_millis(ms),
+                    _ => return Err(LabError::InvalidDelay(text.into_owned())),
+                }
+            }
+        };
+        let fault = single_header(headers, LAB_FAULT, "Lab-Fault")?
+            .map(|value| Fault::parse(&String::from_utf8_lossy(value.as_bytes())))
+            .transpose()?;
+        Ok(Self { delay, fault })
+    }
+}
+
+fn lab_from_headers(headers: &HeaderMap) -> Result<LabId, LabError> {
+    match single_header(headers, LAB_ID, "Lab-Id")? {
+        None => Ok(LabId::default()),
+        Some(value) => Ok(LabId::try_from(&*String::from_utf8_lossy(
+            value.as_bytes(),
+        ))?),
+    }
+}
+
+fn key_from_headers(headers: &HeaderMap) -> Result<IdempotencyKey, LabError> {
+    let value =
+        single_header(headers, IDEMPOTENCY_KEY, "Idempotency-Key")?.ok_or(LabError::MissingKey)?;
+    // Lossy decoding keeps a non-ASCII byte visible (as U+FFFD) so the key
+    // check reports it instead of a vaguer "not UTF-8".
+    Ok(IdempotencyKey::try_from(&*String::from_utf8_lossy(
+        value.as_bytes(),
+    ))?)
+}
+
+/// The header's only value, or an error if it was sent more than once.
+fn single_header<'a>(
+    headers: &'a HeaderMap,
+    name: &str,
+    display_name: &'static str,
+) -> Result<Option<&'a HeaderValue>, LabError> {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next();
+    if values.next().is_some() {
+        return Err(LabError::RepeatedHeader(display_name));
+    }
+    Ok(first)
+}
+
+fn require_json_content_type(headers: &HeaderMap) -> Result<(), LabError> {
+    let media_type = headers
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .map(|media| media.trim().to_ascii_lowercase());
+    match media_type.as_deref() {
+        Some("application/json") => Ok(()),
+        Some(other) if other.starts_with("application/") && other.ends_with("+json") => Ok(()),
+        _ => Err(LabError::UnsupportedMediaType),
+    }
+}
+
+async fn read_limited_body(headers: &HeaderMap, body: Body) -> Result<bytes::Bytes, LabError> {
+    // A declared length over the limit is refused before reading a byte.
+    let declared = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
+        return Err(LabError::BodyTooLarge);
+    }
+    match Limited::new(body, MAX_BODY_BYTES).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(error) if error.is::<LengthLimitError>() => Err(LabError::BodyTooLarge),
+        Err(error) => Err(LabError::UnreadableBody(error.to_string())),
+    }
+}
+
+/// Parses an order body: syntax errors are the client's malformed JSON
+/// (400), well-formed JSON with wrong fields or values is an invalid order (422).
+pub fn parse_order(body: &[u8]) -> Result<NewOrder, LabError> {
+    let order: NewOrder = serde_json::from_slice(body).map_err(|error| match error.classify() {
+        serde_json::error::Category::Data => LabError::InvalidOrder(error.to_string()),
+        _ => LabError::MalformedJson(error.to_string()),
+    })?;
+    order
+        .validate()
+        .map_err(|invalid| LabError::InvalidOrder(invalid.to_string()))?;
+    Ok(order)
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for LabScope {
+    type Rejection = LabError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(Self(lab_from_headers(&parts.headers)?))
+    }
+}
+
+impl<S: Send + Sync> FromRequest<S> for OrderRequest {
+    type Rejection = LabError;
+
+    async fn from_request(request: Request, _state: &S) -> Result<Self, Self::Rejection> {
+        let (parts, body) = request.into_parts();
+        let headers = &parts.headers;
+        let lab = lab_from_headers(headers)?;
+        let key = key_from_headers(headers)?;
+        let controls = DemoControls::from_headers(headers)?;
+        require_json_content_type(headers)?;
+        let body = read_limited_body(headers, body).await?;
+        let order = parse_order(&body)?;
+        Ok(Self {
+            lab,
+            key,
+            order,
+            controls,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::HeaderValue;
+
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn syntax_errors_are_malformed_json_and_wrong_types_are_invalid_orders() {
+        assert!(matches!(
+            parse_order(b"{\"item\":"),
+            Err(LabError::MalformedJson(_))
+        ));
+        assert!(matches!(
+            parse_order(br#"{"item":"tea","amount_cents":"450"}"#),
+            Err(LabError::InvalidOrder(_))
+        ));
+        assert!(matches!(
+            parse_order(br#"{"item":"tea"}"#),
+            Err(LabError::InvalidOrder(_))
+        ));
+        assert!(matches!(
+            parse_order(br#"{"item":"tea","amount_cents":0}"#),
+            Err(LabError::InvalidOrder(_))
+        ));
+        assert_eq!(
+            parse_order(br#"{"item":"tea","amount_cents":450}"#)
+                .unwrap()
+                .amount_cents,
+            450
+        );
+    }
+
+    #[test]
+    fn json_with_a_charset_or_a_json_suffix_is_accepted_and_text_is_not() {
+        assert!(
+            require_json_content_type(&headers(&[(
+                "content-type",
+                "application/json; charset=utf-8"
+            )]))
+            .is_ok()
+        );
+        assert!(
+            require_json_content_type(&headers(&[("content-type", "application/vnd.lab+json")]))
+                .is_ok()
+        );
+        assert!(matches!(
+            require_json_content_type(&headers(&[("content-type", "text/plain")])),
+            Err(LabError::UnsupportedMediaType)
+        ));
+        assert!(matches!(
+            require_json_content_type(&headers(&[])),
+            Err(LabError::UnsupportedMediaType)
+        ));
+    }
+
+    #[test]
+    fn delays_above_ten_seconds_and_negative_delays_are_refused() {
+        let ok = DemoControls::from_headers(&headers(&[("lab-delay-ms", "200")])).unwrap();
+        assert_eq!(ok.delay, Duration::from_millis(200));
+        for bad in ["10001", "-1", "soon", "1.5"] {
+            assert!(
+                matches!(
+                    DemoControls::from_headers(&headers(&[("lab-delay-ms", bad)])),
+                    Err(LabError::InvalidDelay(_))
+                ),
+                "{bad} was accepted"
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_sent_twice_is_refused_rather_than_guessed() {
+        let twice = headers(&[("idempotency-key", "a"), ("idempotency-key", "b")]);
+        assert!(matches!(
+            key_from_headers(&twice),
+            Err(LabError::RepeatedHeader("Idempotency-Key"))
+        ));
+    }
+
+    #[test]
+    fn a_missing_lab_id_means_the_default_lab() {
+        assert_eq!(
+            lab_from_headers(&HeaderMap::new()).unwrap(),
+            LabId::default()
+        );
+        assert!(matches!(
+            lab_from_headers(&headers(&[("lab-id", "a/b")])),
+            Err(LabError::InvalidLabId(_))
+        ));
+    }
+}

@@ -1,0 +1,84 @@
+//! Serving a router over TCP with one extra power: hanging up on purpose.
+//!
+//! `axum::serve` needs a service that never fails, so it always answers.
+//! To let a learner lose a response, this loop drives hyper directly: when
+//! a response carries the [`DropResponse`] marker, the service returns an
+//! error and hyper closes the connection without writing anything, exactly
+//! what a client sees when a response is lost on the network.
+
+use std::future::Future;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::response::Response;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::TcpListener;
+use tower::ServiceExt;
+
+use crate::fault::DropResponse;
+
+/// How long a shutdown waits for requests in progress before giving up on them.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// The error a connection ends with when its response was dropped on purpose.
+#[derive(Debug, thiserror::Error)]
+#[error("response dropped on purpose (Lab-Fault: drop-response)")]
+struct HungUpOnPurpose;
+
+/// Serves `app` on `listener` until `shutdown` completes, then lets
+/// requests in progress finish (for a few seconds at most).
+pub async fn serve(listener: TcpListener, app: Router, shutdown: impl Future<Output = ()>) {
+    let builder = auto::Builder::new(TokioExecutor::new());
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _peer)) => stream,
+                Err(error) => {
+                    // Usually "too many open files": wait instead of spinning.
+                    tracing::warn!(%error, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let app = app.clone();
+        let service =
+            hyper::service::service_fn(move |request| answer_or_hang_up(app.clone(), request));
+        let connection = builder.serve_connection_with_upgrades(TokioIo::new(stream), service);
+        let connection = graceful.watch(connection.into_owned());
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "connection ended");
+            }
+        });
+    }
+    drop(listener);
+    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!("some connections were still open after {SHUTDOWN_GRACE:?}; closing them");
+    }
+}
+
+async fn answer_or_hang_up(
+    app: Router,
+    request: Request<Incoming>,
+) -> Result<Response, HungUpOnPurpose> {
+    let response = app
+        .oneshot(request.map(Body::new))
+        .await
+        .unwrap_or_else(|never| match never {});
+    if response.extensions().get::<DropResponse>().is_some() {
+        return Err(HungUpOnPurpose);
+    }
+    Ok(response)
+}

@@ -1,0 +1,17 @@
+//! Header names of the lab's HTTP contract, in one place so the servers,
+//! the page and the tests cannot drift apart.
+
+/// The client-generated key that makes a retried POST safe.
+pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
+/// Set to `true` on a response that was replayed from storage.
+pub const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
+/// Which learner's lab a request belongs to (default [`crate::LabId::DEFAULT`]).
+pub const LAB_ID: &str = "lab-id";
+/// Demo control: how long the server pauses between looking at the key and
+/// creating the order (the race window), in milliseconds.
+pub const LAB_DELAY_MS: &str = "lab-delay-ms";
+/// Demo control: a fault the server injects, such as `drop-response`.
+pub const LAB_FAULT: &str = "lab-fault";
+
+/// The largest accepted `Lab-Delay-Ms`, so a typo cannot park a request for hours.
+pub const MAX_DELAY_MS: u64 = 10_000;

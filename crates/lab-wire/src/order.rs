@@ -1,0 +1,114 @@
+//! The order a client asks for and the order a server stores.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+/// The longest item name accepted, in characters.
+pub const MAX_ITEM_CHARS: usize = 100;
+/// The largest amount accepted: 100 000.00 in cents.
+pub const MAX_AMOUNT_CENTS: i64 = 10_000_000;
+
+/// The JSON body of `POST /orders`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct NewOrder {
+    /// What is being bought, 1–100 characters.
+    pub item: String,
+    /// The price in cents, 1–10 000 000.
+    pub amount_cents: i64,
+}
+
+/// Why a well-formed order body cannot be accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidOrder {
+    /// `item` is empty or only white space.
+    #[error("item must not be empty")]
+    EmptyItem,
+    /// `item` is longer than [`MAX_ITEM_CHARS`].
+    #[error("item is {0} characters long; at most 100 are allowed")]
+    ItemTooLong(usize),
+    /// `amount_cents` is outside 1–[`MAX_AMOUNT_CENTS`].
+    #[error("amount_cents must be between 1 and 10000000, not {0}")]
+    AmountOutOfRange(i64),
+}
+
+impl NewOrder {
+    /// Checks the values a JSON schema cannot: lengths and ranges.
+    pub fn validate(&self) -> Result<(), InvalidOrder> {
+        let chars = self.item.chars().count();
+        if self.item.trim().is_empty() {
+            return Err(InvalidOrder::EmptyItem);
+        }
+        if chars > MAX_ITEM_CHARS {
+            return Err(InvalidOrder::ItemTooLong(chars));
+        }
+        if !(1..=MAX_AMOUNT_CENTS).contains(&self.amount_cents) {
+            return Err(InvalidOrder::AmountOutOfRange(self.amount_cents));
+        }
+        Ok(())
+    }
+}
+
+/// An order as a server stored it: the body of a `201` and of `GET /orders`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Order {
+    /// Assigned by the server when the order is created.
+    pub id: Uuid,
+    /// What was bought.
+    pub item: String,
+    /// The price in cents.
+    pub amount_cents: i64,
+    /// The key of the request that created this order.
+    pub idempotency_key: String,
+    /// When the order was created.
+    pub created_at: DateTime<Utc>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn order(item: &str, amount_cents: i64) -> NewOrder {
+        NewOrder {
+            item: item.to_owned(),
+            amount_cents,
+        }
+    }
+
+    #[test]
+    fn a_coffee_for_four_fifty_is_valid() {
+        assert_eq!(order("coffee", 450).validate(), Ok(()));
+    }
+
+    #[test]
+    fn blank_and_overlong_items_are_rejected() {
+        assert_eq!(order("  ", 450).validate(), Err(InvalidOrder::EmptyItem));
+        assert_eq!(
+            order(&"é".repeat(101), 450).validate(),
+            Err(InvalidOrder::ItemTooLong(101))
+        );
+        assert_eq!(order(&"é".repeat(100), 450).validate(), Ok(()));
+    }
+
+    #[test]
+    fn amounts_outside_one_cent_to_one_hundred_thousand_are_rejected() {
+        assert_eq!(
+            order("x", 0).validate(),
+            Err(InvalidOrder::AmountOutOfRange(0))
+        );
+        assert_eq!(
+            order("x", MAX_AMOUNT_CENTS + 1).validate(),
+            Err(InvalidOrder::AmountOutOfRange(MAX_AMOUNT_CENTS + 1))
+        );
+        assert_eq!(order("x", MAX_AMOUNT_CENTS).validate(), Ok(()));
+    }
+
+    #[test]
+    fn an_order_round_trips_through_json_with_an_rfc3339_timestamp() {
+        let json = r#"{"id":"3f2a9c1e-0b7d-4c55-9a0e-5d1f7e2b8c44","item":"tea",
+            "amount_cents":300,"idempotency_key":"k1","created_at":"2026-12-02T10:00:00Z"}"#;
+        let parsed: Order = serde_json::from_str(json).unwrap();
+        assert_eq!(parsed.amount_cents, 300);
+        let again: Order = serde_json::from_str(&serde_json::to_string(&parsed).unwrap()).unwrap();
+        assert_eq!(again, parsed);
+    }
+}

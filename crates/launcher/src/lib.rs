@@ -1,0 +1,90 @@
+//! The launcher: one address serving the naive server under `/api/naive`,
+//! the safe server under `/api/safe`, and the built web page at `/`.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use axum::Router;
+use lab_core::error::not_found;
+use lab_core::standalone::{bind, shutdown_signal};
+use lab_core::{Db, LabError, OrderServer, StorageArgs, serve};
+use naive_server::NaiveServer;
+use safe_server::SafeServer;
+use tokio::net::TcpListener;
+use tower_http::services::{ServeDir, ServeFile};
+
+/// Settings of the lab.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Settings {
+    /// Address to listen on; use 0.0.0.0:8080 to let a classroom connect
+    #[arg(long, env = "LAB_ADDR", default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    #[command(flatten)]
+    pub storage: StorageArgs,
+    /// Folder holding the built page (Trunk's output)
+    #[arg(long, env = "LAB_UI_DIR", default_value = "dist")]
+    pub ui_dir: PathBuf,
+}
+
+/// Both servers and the page, over one storage.
+pub fn app(db: Db, ui_dir: &Path) -> Router {
+    let api = Router::new()
+        .nest("/naive", NaiveServer::router(db.clone()))
+        .nest("/safe", SafeServer::router(db))
+        .fallback(not_found);
+    // Unknown page paths get the page itself, so a deep link still loads.
+    let page = ServeDir::new(ui_dir).fallback(ServeFile::new(ui_dir.join("index.html")));
+    Router::new().nest("/api", api).fallback_service(page)
+}
+
+/// The lab, bound to its address and ready to serve.
+pub struct Application {
+    listener: TcpListener,
+    db: Db,
+    router: Router,
+}
+
+impl Application {
+    /// Connects to storage, applies both servers' migrations and binds the address.
+    pub async fn build(settings: &Settings) -> Result<Self, LabError> {
+        let db = Db::connect(&settings.storage.database_url).await?;
+        NaiveServer::migrate(&db).await?;
+        SafeServer::migrate(&db).await?;
+        if !settings.ui_dir.join("index.html").is_file() {
+            tracing::warn!(
+                ui_dir = %settings.ui_dir.display(),
+                "the page is not built there; the APIs work, but / will answer 404 (build it with `cargo xtask run`)"
+            );
+        }
+        let router = app(db.clone(), &settings.ui_dir);
+        let listener = bind(settings.addr).await?;
+        Ok(Self {
+            listener,
+            db,
+            router,
+        })
+    }
+
+    /// The address actually bound (useful with port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener
+            .local_addr()
+            .expect("a bound listener has an address")
+    }
+
+    /// The storage backend in use: `sqlite` or `postgres`.
+    pub fn backend_name(&self) -> &'static str {
+        self.db.backend_name()
+    }
+
+    /// Serves until `shutdown` completes, then closes the storage.
+    pub async fn run_until(self, shutdown: impl Future<Output = ()>) {
+        serve(self.listener, self.router, shutdown).await;
+        self.db.close().await;
+    }
+
+    /// Serves until Ctrl-C or SIGTERM.
+    pub async fn run(self) {
+        self.run_until(shutdown_signal()).await;
+    }
+}

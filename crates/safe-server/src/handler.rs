@@ -1,0 +1,95 @@
+//! The safe flow, step by step: claim, then act. Read it beside
+//! `naive-server/src/handler.rs`: the same steps, but the key is written
+//! first and the database decides who was first.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use lab_core::{
+    Db, LabError, LabScope, OrderRequest, StoredResponse, finish_even_if_client_leaves,
+};
+use lab_wire::{IdempotencyKey, LabId, Order};
+
+use crate::store::{self, Claim, KeyState};
+
+/// `POST /orders`: create an order unless another request already claimed this key.
+pub async fn create_order(
+    State(db): State<Db>,
+    request: OrderRequest,
+) -> Result<Response, LabError> {
+    let fault = request.controls.fault;
+    let response = finish_even_if_client_leaves(place_order(db, request)).await?;
+    Ok(match fault {
+        Some(fault) => fault.apply(response),
+        None => response,
+    })
+}
+
+async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabError> {
+    let OrderRequest {
+        lab,
+        key,
+        order,
+        controls,
+    } = request;
+
+    // Step 1: claim the key. Of any number of requests racing here, the
+    // UNIQUE constraint lets exactly one insert succeed; every other one gets
+    // a unique violation. No `if` of ours decides this, so no timing can fool it.
+    if store::claim_key(&db, &lab, &key).await? == Claim::AlreadyClaimed {
+        return answer_duplicate(&db, &lab, &key).await;
+    }
+
+    // The same race window as the naive server's: harmless here, since
+    // every latecomer already lost the claim.
+    controls.pause().await;
+
+    // Step 2: do the work. If it fails, release the claim so that a retry
+    // is not stuck behind a key that will never get a response.
+    let order = match store::insert_order(&db, &lab, &key, &order).await {
+        Ok(order) => order,
+        Err(error) => {
+            if let Err(release_error) = store::release_key(&db, &lab, &key).await {
+                tracing::error!(%release_error, key = %key, "could not release the key of a failed order");
+            }
+            return Err(error.into());
+        }
+    };
+
+    // Step 3: store the answer on the claimed key, for every retry to come.
+    let stored = StoredResponse::created(&order);
+    store::save_response(&db, &lab, &key, &stored).await?;
+    Ok(stored.first_response())
+}
+
+/// The answer for a request whose key someone else claimed.
+async fn answer_duplicate(
+    db: &Db,
+    lab: &LabId,
+    key: &IdempotencyKey,
+) -> Result<Response, LabError> {
+    match store::key_state(db, lab, key).await? {
+        KeyState::Answered(stored) => Ok(stored.replay()),
+        // Still running, or released a moment ago after a failure: either
+        // way the client should retry shortly with the same key.
+        KeyState::InFlight | KeyState::Absent => Err(LabError::KeyInFlight),
+    }
+}
+
+/// `GET /orders`: this lab's orders, oldest first.
+pub async fn list_orders(
+    State(db): State<Db>,
+    LabScope(lab): LabScope,
+) -> Result<Json<Vec<Order>>, LabError> {
+    Ok(Json(store::list_orders(&db, &lab).await?))
+}
+
+/// `DELETE /orders`: forget this lab's orders and keys.
+pub async fn delete_orders(
+    State(db): State<Db>,
+    LabScope(lab): LabScope,
+) -> Result<Response, LabError> {
+    store::delete_lab(&db, &lab).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
