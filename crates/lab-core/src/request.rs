@@ -9,14 +9,18 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::BodyExt;
 use lab_wire::headers::{IDEMPOTENCY_KEY, LAB_DELAY_MS, LAB_FAULT, LAB_ID, MAX_DELAY_MS};
 use lab_wire::{IdempotencyKey, LabId, NewOrder};
 
 use crate::{Fault, LabError};
 
-/// The largest request body the servers read.
+/// The largest request body the servers accept.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
+/// How much of an oversized body is read and thrown away before hanging up.
+const MAX_DISCARDED_BYTES: usize = 8 * 1024 * 1024;
+/// How long a client may take to send its body.
+const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The lab a request belongs to, from its `Lab-Id` header.
 #[derive(Debug, Clone)]
@@ -104,8 +108,7 @@ fn single_header<'a>(
 }
 
 fn require_json_content_type(headers: &HeaderMap) -> Result<(), LabError> {
-    let media_type = headers
-        .get(CONTENT_TYPE)
+    let media_type = single_header(headers, CONTENT_TYPE.as_str(), "Content-Type")?
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.split(';').next())
         .map(|media| media.trim().to_ascii_lowercase());
@@ -116,19 +119,43 @@ fn require_json_content_type(headers: &HeaderMap) -> Result<(), LabError> {
     }
 }
 
-async fn read_limited_body(headers: &HeaderMap, body: Body) -> Result<bytes::Bytes, LabError> {
-    // A declared length over the limit is refused before reading a byte.
+async fn read_limited_body(headers: &HeaderMap, mut body: Body) -> Result<bytes::Bytes, LabError> {
     let declared = headers
         .get(CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
-        return Err(LabError::BodyTooLarge);
-    }
-    match Limited::new(body, MAX_BODY_BYTES).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(error) if error.is::<LengthLimitError>() => Err(LabError::BodyTooLarge),
-        Err(error) => Err(LabError::UnreadableBody(error.to_string())),
+    let mut too_large = declared.is_some_and(|length| length > MAX_BODY_BYTES as u64);
+    let mut kept = bytes::BytesMut::new();
+    let mut seen = 0usize;
+    // An oversized body is still read (and thrown away), up to a bound: a
+    // client that is still sending when the server hangs up gets a broken
+    // pipe instead of our 413, and would never learn what was wrong.
+    let read = async {
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|error| LabError::UnreadableBody(error.to_string()))?;
+            let Some(data) = frame.data_ref() else {
+                continue;
+            };
+            seen += data.len();
+            if seen > MAX_DISCARDED_BYTES {
+                break;
+            }
+            too_large |= seen > MAX_BODY_BYTES;
+            if !too_large {
+                kept.extend_from_slice(data);
+            }
+        }
+        Ok(())
+    };
+    match tokio::time::timeout(BODY_READ_TIMEOUT, read).await {
+        Ok(Ok(())) if too_large || seen > MAX_BODY_BYTES => Err(LabError::BodyTooLarge),
+        Ok(Ok(())) => Ok(kept.freeze()),
+        Ok(Err(error)) => Err(error),
+        Err(_elapsed) if too_large => Err(LabError::BodyTooLarge),
+        Err(_elapsed) => Err(LabError::UnreadableBody(format!(
+            "the body did not arrive within {} seconds",
+            BODY_READ_TIMEOUT.as_secs()
+        ))),
     }
 }
 

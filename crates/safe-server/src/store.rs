@@ -1,7 +1,7 @@
 //! The safe server's SQL. Each query is written once and runs on both
 //! SQLite and PostgreSQL (see `lab_core::with_pool!`).
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SubsecRound, Utc};
 use lab_core::{Db, StoredResponse, with_pool};
 use lab_wire::{IdempotencyKey, LabId, NewOrder, Order};
 use uuid::Uuid;
@@ -94,7 +94,8 @@ pub async fn insert_order(
         item: new.item.clone(),
         amount_cents: new.amount_cents,
         idempotency_key: key.as_str().to_owned(),
-        created_at: Utc::now(),
+        // PostgreSQL keeps microseconds: trim here so the 201 and later reads agree.
+        created_at: Utc::now().trunc_subsecs(6),
     };
     with_pool!(db, |pool| {
         sqlx::query(

@@ -1,0 +1,242 @@
+//! A test server and the client side of the conversation with it.
+
+use std::path::Path;
+use std::time::Duration;
+
+use lab_core::OrderServer;
+use lab_wire::Order;
+use lab_wire::headers::{IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_DELAY_MS, LAB_FAULT, LAB_ID};
+use reqwest::header::{CONTENT_TYPE, HeaderValue};
+use tokio::net::TcpListener;
+
+use crate::Backend;
+
+/// The order every test places unless it says otherwise.
+pub const COFFEE: &str = r#"{"item":"coffee","amount_cents":450}"#;
+
+/// One running server, seen from one lab.
+#[derive(Clone)]
+pub struct TestServer {
+    /// The URL of `/orders`.
+    pub orders_url: String,
+    /// The lab this client works in (a fresh one per test).
+    pub lab: String,
+    http: reqwest::Client,
+}
+
+/// What one HTTP attempt got back.
+#[derive(Debug)]
+pub enum Attempt {
+    /// A response arrived.
+    Answered {
+        /// Its status code.
+        status: u16,
+        /// Whether it carried `Idempotent-Replayed: true`.
+        replayed: bool,
+        /// Its `Content-Type`.
+        content_type: String,
+        /// Its body, parsed as JSON (`Null` if it was not JSON).
+        body: serde_json::Value,
+        /// Its `Retry-After` header, if any.
+        retry_after: Option<String>,
+    },
+    /// The connection ended without a response, or the client gave up.
+    NoResponse(String),
+}
+
+impl Attempt {
+    /// The status code, panicking with the error if no response came.
+    pub fn status(&self) -> u16 {
+        match self {
+            Self::Answered { status, .. } => *status,
+            Self::NoResponse(error) => panic!("expected a response, got none: {error}"),
+        }
+    }
+
+    /// The order in a `201` body.
+    pub fn order(&self) -> Order {
+        match self {
+            Self::Answered {
+                status: 201, body, ..
+            } => serde_json::from_value(body.clone()).expect("a 201 body is an order"),
+            other => panic!("expected 201 with an order, got {other:?}"),
+        }
+    }
+}
+
+/// A fresh key, as a well-behaved client makes one per logical order.
+pub fn new_key() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+/// Starts server `S` alone (routes at its root) on a random port over `backend`.
+pub async fn spawn_server<S: OrderServer>(backend: Backend) -> TestServer {
+    let db = backend.connect().await;
+    S::migrate(&db).await.expect("migrations apply");
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind a random port");
+    let addr = listener.local_addr().expect("bound address");
+    tokio::spawn(lab_core::serve(
+        listener,
+        S::router(db),
+        std::future::pending(),
+    ));
+    TestServer::new(format!("http://{addr}/orders"))
+}
+
+/// Starts the whole lab (both servers and the page) on a random port;
+/// returns its base URL, e.g. `http://127.0.0.1:40123`.
+pub async fn spawn_lab(backend: Backend, ui_dir: &Path) -> String {
+    let settings = launcher::Settings {
+        addr: "127.0.0.1:0".parse().expect("a socket address"),
+        storage: lab_core::StorageArgs {
+            database_url: backend.database_url().await,
+        },
+        ui_dir: ui_dir.to_owned(),
+    };
+    let application = launcher::Application::build(&settings)
+        .await
+        .expect("the lab starts");
+    let base = format!("http://{}", application.local_addr());
+    tokio::spawn(application.run_until(std::future::pending()));
+    base
+}
+
+impl TestServer {
+    /// A client for the server whose `/orders` is at `orders_url`, in a fresh lab.
+    pub fn new(orders_url: String) -> Self {
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .build()
+            .expect("an HTTP client");
+        Self {
+            orders_url,
+            lab: format!("test-{}", uuid::Uuid::new_v4().simple()),
+            http,
+        }
+    }
+
+    /// The same server, seen from another lab.
+    pub fn in_lab(&self, lab: &str) -> Self {
+        Self {
+            lab: lab.to_owned(),
+            ..self.clone()
+        }
+    }
+
+    /// A `POST /orders` with this lab, a JSON body and the key (if any).
+    pub fn order_request(&self, key: Option<&str>, body: &str) -> reqwest::RequestBuilder {
+        self.order_request_typed(key, body, "application/json")
+    }
+
+    /// A `POST /orders` like [`Self::order_request`] with another `Content-Type`.
+    pub fn order_request_typed(
+        &self,
+        key: Option<&str>,
+        body: &str,
+        content_type: &str,
+    ) -> reqwest::RequestBuilder {
+        let mut request = self
+            .http
+            .post(&self.orders_url)
+            .header(LAB_ID, &self.lab)
+            .header(CONTENT_TYPE, content_type)
+            .body(body.to_owned());
+        if let Some(key) = key {
+            request = request.header(
+                IDEMPOTENCY_KEY,
+                HeaderValue::from_bytes(key.as_bytes()).expect("a header value"),
+            );
+        }
+        request
+    }
+
+    /// Places the default order with `key`.
+    pub async fn place(&self, key: &str) -> Attempt {
+        send(self.order_request(Some(key), COFFEE)).await
+    }
+
+    /// Places the default order with `key`, asking the server to commit and then hang up.
+    pub async fn place_and_drop_response(&self, key: &str) -> Attempt {
+        send(
+            self.order_request(Some(key), COFFEE)
+                .header(LAB_FAULT, "drop-response"),
+        )
+        .await
+    }
+
+    /// Places the default order with `key`, the server pausing `delay_ms` in its race window.
+    pub async fn place_slowly(&self, key: &str, delay_ms: u64) -> Attempt {
+        send(
+            self.order_request(Some(key), COFFEE)
+                .header(LAB_DELAY_MS, delay_ms.to_string()),
+        )
+        .await
+    }
+
+    /// This lab's orders.
+    pub async fn orders(&self) -> Vec<Order> {
+        let response = self
+            .http
+            .get(&self.orders_url)
+            .header(LAB_ID, &self.lab)
+            .send()
+            .await
+            .expect("GET /orders answers");
+        assert_eq!(response.status(), 200, "GET /orders");
+        response.json().await.expect("GET /orders returns orders")
+    }
+
+    /// Waits (up to ten seconds) until this lab holds `count` orders, and returns them.
+    pub async fn orders_once_there_are(&self, count: usize) -> Vec<Order> {
+        for _ in 0..100 {
+            let orders = self.orders().await;
+            if orders.len() >= count {
+                return orders;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        self.orders().await
+    }
+
+    /// Deletes this lab's orders and keys; returns the status.
+    pub async fn delete_orders(&self) -> u16 {
+        let response = self
+            .http
+            .delete(&self.orders_url)
+            .header(LAB_ID, &self.lab)
+            .send()
+            .await
+            .expect("DELETE /orders answers");
+        response.status().as_u16()
+    }
+}
+
+/// Sends a request and records what came back, or that nothing did.
+pub async fn send(request: reqwest::RequestBuilder) -> Attempt {
+    match request.send().await {
+        Ok(response) => {
+            let header = |name: &str| {
+                response
+                    .headers()
+                    .get(name)
+                    .and_then(|value| value.to_str().ok())
+                    .map(str::to_owned)
+            };
+            let status = response.status().as_u16();
+            let replayed = header(IDEMPOTENT_REPLAYED).as_deref() == Some("true");
+            let content_type = header("content-type").unwrap_or_default();
+            let retry_after = header("retry-after");
+            let text = response.text().await.unwrap_or_default();
+            Attempt::Answered {
+                status,
+                replayed,
+                content_type,
+                body: serde_json::from_str(&text).unwrap_or(serde_json::Value::Null),
+                retry_after,
+            }
+        }
+        Err(error) => Attempt::NoResponse(format!("{error:?}")),
+    }
+}

@@ -1,0 +1,50 @@
+//! Helpers for the end-to-end tests: start a real server on a random port
+//! over a real database, and talk HTTP to it as a client would.
+//!
+//! Every test gets its own lab id, so tests can share one PostgreSQL
+//! database (and run in parallel) without seeing each other's orders.
+
+pub mod backend;
+pub mod client;
+
+pub use backend::Backend;
+pub use client::{Attempt, TestServer, new_key, spawn_lab, spawn_server};
+
+/// Writes one test per (server, backend) pair, each calling the generic
+/// test function `$name::<Server>(Backend)`:
+/// `naive_on_sqlite`, `naive_on_postgres`, `safe_on_sqlite`, `safe_on_postgres`.
+#[macro_export]
+macro_rules! on_both_servers_and_backends {
+    ($($name:ident),+ $(,)?) => {$(
+        mod $name {
+            use $crate::Backend;
+            use naive_server::NaiveServer;
+            use safe_server::SafeServer;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn naive_on_sqlite() { super::$name::<NaiveServer>(Backend::Sqlite).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn naive_on_postgres() { super::$name::<NaiveServer>(Backend::Postgres).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn safe_on_sqlite() { super::$name::<SafeServer>(Backend::Sqlite).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn safe_on_postgres() { super::$name::<SafeServer>(Backend::Postgres).await }
+        }
+    )+};
+}
+
+/// Writes one test per backend, each calling `$name(Backend)`:
+/// `on_sqlite` and `on_postgres`.
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),+ $(,)?) => {$(
+        mod $name {
+            use $crate::Backend;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn on_sqlite() { super::$name(Backend::Sqlite).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn on_postgres() { super::$name(Backend::Postgres).await }
+        }
+    )+};
+}

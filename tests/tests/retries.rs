@@ -1,0 +1,183 @@
+//! Retries, dropped responses and disconnects: what both servers must get
+//! right when requests come one after another.
+
+use std::time::Duration;
+
+use lab_core::OrderServer;
+use lab_e2e::client::COFFEE;
+use lab_e2e::{Attempt, Backend, new_key, on_both_servers_and_backends, spawn_server};
+use lab_wire::headers::LAB_DELAY_MS;
+
+on_both_servers_and_backends!(
+    a_sequential_retry_with_the_same_key_replays_the_same_order,
+    a_dropped_response_is_committed_and_the_retry_with_the_same_key_returns_it,
+    a_dropped_response_retried_with_a_new_key_leaves_two_orders,
+    a_client_that_disconnects_during_the_delay_still_gets_its_order_committed,
+    the_quoted_form_of_a_key_is_the_same_key,
+    labs_are_isolated_from_each_other,
+);
+
+async fn a_sequential_retry_with_the_same_key_replays_the_same_order<S: OrderServer>(
+    backend: Backend,
+) {
+    let server = spawn_server::<S>(backend).await;
+    let key = new_key();
+
+    let first = server.place(&key).await;
+    let retry = server.place(&key).await;
+
+    assert_eq!(first.status(), 201);
+    assert!(
+        matches!(
+            first,
+            Attempt::Answered {
+                replayed: false,
+                ..
+            }
+        ),
+        "{first:?}"
+    );
+    assert_eq!(retry.status(), 201);
+    assert!(
+        matches!(retry, Attempt::Answered { replayed: true, .. }),
+        "{retry:?}"
+    );
+    assert_eq!(retry.order(), first.order());
+    let orders = server.orders().await;
+    assert_eq!(orders.len(), 1);
+    assert_eq!(orders[0].idempotency_key, key);
+}
+
+async fn a_dropped_response_is_committed_and_the_retry_with_the_same_key_returns_it<
+    S: OrderServer,
+>(
+    backend: Backend,
+) {
+    let server = spawn_server::<S>(backend).await;
+    let key = new_key();
+
+    let lost = server.place_and_drop_response(&key).await;
+    assert!(
+        matches!(lost, Attempt::NoResponse(_)),
+        "the response should be lost: {lost:?}"
+    );
+    let stored = server.orders().await;
+    assert_eq!(
+        stored.len(),
+        1,
+        "the order was committed before the server hung up"
+    );
+
+    let retry = server.place(&key).await;
+    assert_eq!(retry.status(), 201);
+    assert_eq!(
+        retry.order(),
+        stored[0],
+        "the retry returns the order created by the lost attempt"
+    );
+    assert_eq!(server.orders().await.len(), 1);
+}
+
+async fn a_dropped_response_retried_with_a_new_key_leaves_two_orders<S: OrderServer>(
+    backend: Backend,
+) {
+    let server = spawn_server::<S>(backend).await;
+
+    let lost = server.place_and_drop_response(&new_key()).await;
+    assert!(matches!(lost, Attempt::NoResponse(_)), "{lost:?}");
+    let retry = server.place(&new_key()).await;
+
+    assert_eq!(retry.status(), 201);
+    assert_eq!(
+        server.orders().await.len(),
+        2,
+        "a key made per attempt cannot recognise the retry"
+    );
+}
+
+async fn a_client_that_disconnects_during_the_delay_still_gets_its_order_committed<
+    S: OrderServer,
+>(
+    backend: Backend,
+) {
+    let server = spawn_server::<S>(backend).await;
+    let key = new_key();
+
+    let gave_up = lab_e2e::client::send(
+        server
+            .order_request(Some(&key), COFFEE)
+            .header(LAB_DELAY_MS, "600")
+            .timeout(Duration::from_millis(100)),
+    )
+    .await;
+    assert!(
+        matches!(gave_up, Attempt::NoResponse(_)),
+        "the client should time out: {gave_up:?}"
+    );
+
+    let orders = server.orders_once_there_are(1).await;
+    assert_eq!(
+        orders.len(),
+        1,
+        "the server finishes the work of a client that hung up"
+    );
+    assert_eq!(orders[0].idempotency_key, key);
+    let retry = server.place(&key).await;
+    assert_eq!(retry.order(), orders[0]);
+}
+
+async fn the_quoted_form_of_a_key_is_the_same_key<S: OrderServer>(backend: Backend) {
+    let server = spawn_server::<S>(backend).await;
+    let key = new_key();
+
+    let bare = server.place(&key).await;
+    let quoted = server.place(&format!("\"{key}\"")).await;
+
+    assert_eq!(quoted.order(), bare.order());
+    assert_eq!(server.orders().await.len(), 1);
+}
+
+async fn labs_are_isolated_from_each_other<S: OrderServer>(backend: Backend) {
+    let server = spawn_server::<S>(backend).await;
+    let alice = server.in_lab(&format!("alice-{}", new_key()));
+    let bob = server.in_lab(&format!("bob-{}", new_key()));
+    let key = new_key();
+
+    let alices = alice.place(&key).await;
+    let bobs = bob.place(&key).await;
+
+    assert!(
+        matches!(
+            bobs,
+            Attempt::Answered {
+                status: 201,
+                replayed: false,
+                ..
+            }
+        ),
+        "a key used in another lab must not replay: {bobs:?}"
+    );
+    assert_ne!(alices.order().id, bobs.order().id);
+    assert_eq!(alice.orders().await, vec![alices.order()]);
+    assert_eq!(bob.orders().await, vec![bobs.order()]);
+
+    assert_eq!(bob.delete_orders().await, 204);
+    assert!(bob.orders().await.is_empty());
+    assert_eq!(
+        alice.orders().await,
+        vec![alices.order()],
+        "deleting Bob's lab leaves Alice's alone"
+    );
+    let bob_again = bob.place(&key).await;
+    assert!(
+        matches!(
+            bob_again,
+            Attempt::Answered {
+                status: 201,
+                replayed: false,
+                ..
+            }
+        ),
+        "after a reset the key is forgotten too: {bob_again:?}"
+    );
+}
