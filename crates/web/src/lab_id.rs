@@ -1,0 +1,52 @@
+//! Each browser is its own lab: a random id kept in the URL (`?lab=…`),
+//! so a reload keeps the learner's orders and a link opens the same lab.
+
+use lab_wire::LabId;
+
+/// The lab named in the page's URL, or a new one written into the URL.
+pub fn current_lab() -> LabId {
+    let window = web_sys::window().expect("the page runs in a window");
+    let search = window.location().search().unwrap_or_default();
+    let named = search
+        .trim_start_matches('?')
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("lab="))
+        .and_then(|raw| LabId::try_from(raw).ok());
+    if let Some(lab) = named {
+        return lab;
+    }
+    let lab =
+        LabId::try_from(format!("lab-{}", random_hex(4)).as_str()).expect("hex is a valid lab id");
+    if let Ok(history) = window.history() {
+        let url = format!("?lab={lab}");
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+    lab
+}
+
+/// A new idempotency key: a random (version 4) UUID.
+///
+/// `crypto.getRandomValues` works on plain-HTTP workshop servers too,
+/// where `crypto.randomUUID` does not exist.
+pub fn new_key() -> String {
+    let mut bytes = [0u8; 16];
+    fill_random(&mut bytes);
+    uuid::Builder::from_random_bytes(bytes)
+        .into_uuid()
+        .to_string()
+}
+
+fn random_hex(bytes: usize) -> String {
+    let mut buffer = vec![0u8; bytes];
+    fill_random(&mut buffer);
+    buffer.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn fill_random(buffer: &mut [u8]) {
+    let crypto = web_sys::window()
+        .and_then(|window| window.crypto().ok())
+        .expect("the browser provides crypto.getRandomValues");
+    crypto
+        .get_random_values_with_u8_array(buffer)
+        .expect("crypto.getRandomValues fills a small buffer");
+}
