@@ -1,0 +1,126 @@
+//! `cargo xtask run` starts the lab; `cargo xtask test` runs every test.
+//! Each installs what it needs that is missing and says what it is doing.
+
+mod postgres;
+mod shell;
+mod tools;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+use crate::shell::{cargo, step};
+
+#[derive(Parser)]
+#[command(about = "Set up, run and test Idempotency Lab")]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Install what is missing, build the page and start the lab on http://127.0.0.1:8080
+    Run {
+        /// Passed on to the lab, e.g. `-- --addr 0.0.0.0:8080` or `-- --database-url postgres://…`
+        #[arg(last = true)]
+        lab_args: Vec<String>,
+    },
+    /// Install what is missing, start PostgreSQL if needed, then run lints and every test
+    Test {
+        /// Skip `cargo fmt --check` and `cargo clippy`
+        #[arg(long)]
+        no_lint: bool,
+    },
+}
+
+fn main() -> Result<()> {
+    let root = workspace_root();
+    tools::put_tool_folders_on_path(&root);
+    std::env::set_current_dir(&root)?;
+    match Cli::parse().task {
+        Task::Run { lab_args } => run(&root, &lab_args),
+        Task::Test { no_lint } => test(&root, !no_lint),
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_owned()
+}
+
+fn run(root: &Path, lab_args: &[String]) -> Result<()> {
+    let total = 3;
+    step(1, total, "Checking the tools that build the page");
+    tools::ensure_page_tools(root)?;
+    step(2, total, "Building the page with Trunk (release, wasm-opt)");
+    tools::build_page(root)?;
+    step(3, total, "Building and starting the lab (release)");
+    cargo(&["build", "--release", "--package", "launcher"])?;
+    let lab = root.join("target/release/idempotency-lab");
+    shell::replace_process_with(&lab, lab_args)
+}
+
+fn test(root: &Path, lint: bool) -> Result<()> {
+    let total = 5;
+    step(
+        1,
+        total,
+        "Checking the tools that build the page, and Chromium for the browser tests",
+    );
+    tools::ensure_page_tools(root)?;
+    tools::ensure_chromium()?;
+    step(
+        2,
+        total,
+        "Making sure PostgreSQL is running (the backend tests use SQLite and PostgreSQL)",
+    );
+    let database_url = postgres::ensure_test_database_server()?;
+    step(3, total, "Building the page with Trunk (release, wasm-opt)");
+    tools::build_page(root)?;
+    step(
+        4,
+        total,
+        if lint {
+            "Checking format and lints"
+        } else {
+            "Skipping format and lints (--no-lint)"
+        },
+    );
+    if lint {
+        cargo(&["fmt", "--all", "--", "--check"])?;
+        cargo(&["clippy", "--all-targets", "--", "-D", "warnings"])?;
+        cargo(&[
+            "clippy",
+            "--package",
+            "web",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--",
+            "-D",
+            "warnings",
+        ])?;
+    }
+    step(
+        5,
+        total,
+        "Running every test: unit, HTTP on SQLite and PostgreSQL, and the browser",
+    );
+    let mut cargo_test = shell::command("cargo");
+    cargo_test
+        .args(["test", "--workspace", "--exclude", "web", "--no-fail-fast"])
+        .env("TEST_DATABASE_URL", &database_url)
+        .env("LAB_UI_DIR", root.join("dist"))
+        .env("CHROMEDRIVER", tools::CHROMEDRIVER)
+        .env("CHROMIUM", tools::CHROMIUM);
+    let tally = shell::run_tests(&mut cargo_test)?;
+    // One closing line over all test binaries, so a reader (or CI) need not add them up.
+    println!("\ntests: {} passed, {} failed", tally.passed, tally.failed);
+    if !tally.succeeded || tally.failed > 0 {
+        anyhow::bail!("some tests failed: see above");
+    }
+    Ok(())
+}

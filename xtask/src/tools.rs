@@ -1,0 +1,206 @@
+//! Finding, and installing when missing, the tools that build the page and
+//! run the browser tests. Only package registries are reachable on the
+//! project's machines, so every tool comes from crates.io, npm or Debian.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use crate::shell::{Checked, command, on_path, say};
+
+/// Trunk 0.22 needs a newer rustc than the project's 1.95.
+const TRUNK_VERSION: &str = "0.21.14";
+/// Must equal the `wasm-bindgen` crate pinned in `crates/web/Cargo.toml`.
+const WASM_BINDGEN_VERSION: &str = "0.2.130";
+/// npm's binaryen; Debian's (108) builds a page that fails to start.
+const BINARYEN_VERSION: &str = "132.0.0";
+/// Debian's Chromium, used by the browser tests.
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+/// Debian's chromedriver, matching [`CHROMIUM`].
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// Puts the folders our tools are installed into at the front of `PATH`,
+/// so they are found even in a shell that never sourced cargo's env file.
+pub fn put_tool_folders_on_path(root: &Path) {
+    let mut folders = vec![cargo_bin_dir(), binaryen_bin_dir(root)];
+    folders.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    let path = std::env::join_paths(folders).expect("tool folders contain no path separator");
+    // SAFETY: called first thing in main, before any other thread exists.
+    unsafe { std::env::set_var("PATH", path) };
+}
+
+fn cargo_bin_dir() -> PathBuf {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")))
+        .unwrap_or_else(|| PathBuf::from(".cargo"))
+        .join("bin")
+}
+
+fn binaryen_dir(root: &Path) -> PathBuf {
+    root.join("target/tools/binaryen")
+}
+
+fn binaryen_bin_dir(root: &Path) -> PathBuf {
+    binaryen_dir(root).join("node_modules/.bin")
+}
+
+/// The wasm target, Trunk, the wasm-bindgen CLI and wasm-opt.
+pub fn ensure_page_tools(root: &Path) -> Result<()> {
+    let targets = command("rustup")
+        .args(["target", "list", "--installed"])
+        .output_text()
+        .unwrap_or_default();
+    if targets
+        .lines()
+        .any(|target| target.trim() == "wasm32-unknown-unknown")
+    {
+        say("wasm32-unknown-unknown target: installed");
+    } else {
+        say("Adding the wasm32-unknown-unknown target (a short download)");
+        command("rustup")
+            .args(["target", "add", "wasm32-unknown-unknown"])
+            .checked()?;
+    }
+
+    if version_of("trunk").is_some_and(|v| v.contains(TRUNK_VERSION)) {
+        say(&format!("trunk {TRUNK_VERSION}: installed"));
+    } else {
+        say(&format!(
+            "Installing trunk {TRUNK_VERSION} from crates.io (about 10-15 minutes on 2 cores, once)"
+        ));
+        command("cargo")
+            .args(["install", "trunk", "--version", TRUNK_VERSION, "--locked"])
+            .checked()?;
+    }
+
+    if version_of("wasm-bindgen").is_some_and(|v| v.contains(WASM_BINDGEN_VERSION)) {
+        say(&format!("wasm-bindgen {WASM_BINDGEN_VERSION}: installed"));
+    } else {
+        say(&format!(
+            "Installing wasm-bindgen-cli {WASM_BINDGEN_VERSION} from crates.io (about 3-5 minutes, once)"
+        ));
+        // Not --locked: its lockfile pins a webpki-roots release the registry lacks.
+        command("cargo")
+            .args([
+                "install",
+                "wasm-bindgen-cli",
+                "--version",
+                WASM_BINDGEN_VERSION,
+                "--force",
+            ])
+            .checked()?;
+    }
+
+    let wasm_opt = binaryen_bin_dir(root).join("wasm-opt");
+    if command(&wasm_opt)
+        .arg("--version")
+        .output_text()
+        .is_some_and(|v| v.contains("version 132"))
+    {
+        say("wasm-opt 132 (npm binaryen): installed");
+    } else {
+        if !on_path("npm") {
+            say("Installing Node.js and npm from Debian (needed for wasm-opt)");
+            apt_install(&["nodejs", "npm"])?;
+        }
+        say(&format!(
+            "Installing wasm-opt from npm binaryen@{BINARYEN_VERSION} into target/tools"
+        ));
+        let dir = binaryen_dir(root);
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        command("npm")
+            .args(["install", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&dir)
+            .arg(format!("binaryen@{BINARYEN_VERSION}"))
+            .checked()?;
+    }
+    Ok(())
+}
+
+/// Builds the page into `dist/` and prints the size of its wasm bundle.
+pub fn build_page(root: &Path) -> Result<()> {
+    // Trunk runs cargo offline (see Trunk.toml), so fetch the crates first.
+    command("cargo").args(["fetch", "--quiet"]).checked()?;
+    command("trunk")
+        .args(["build", "--release"])
+        .env("TRUNK_SKIP_VERSION_CHECK", "true")
+        .checked()?;
+    report_bundle_size(&root.join("dist"))
+}
+
+fn report_bundle_size(dist: &Path) -> Result<()> {
+    let wasm = std::fs::read_dir(dist)
+        .with_context(|| format!("cannot read {}", dist.display()))?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .find(|path| path.extension().is_some_and(|ext| ext == "wasm"))
+        .context("Trunk produced no .wasm file")?;
+    let raw = std::fs::metadata(&wasm)?.len();
+    let gzipped = command("sh")
+        .arg("-c")
+        .arg(format!("gzip -9 -c '{}' | wc -c", wasm.display()))
+        .output_text()
+        .and_then(|text| text.trim().parse::<u64>().ok());
+    match gzipped {
+        Some(gz) => say(&format!(
+            "Page bundle: {:.1} KB wasm, {:.1} KB gzipped",
+            kb(raw),
+            kb(gz)
+        )),
+        None => say(&format!("Page bundle: {:.1} KB wasm", kb(raw))),
+    }
+    Ok(())
+}
+
+fn kb(bytes: u64) -> f64 {
+    bytes as f64 / 1000.0
+}
+
+/// Debian's Chromium and chromedriver, for the browser tests.
+pub fn ensure_chromium() -> Result<()> {
+    if Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists() {
+        say("chromium and chromedriver: installed");
+        return Ok(());
+    }
+    say("Installing Chromium and chromedriver from Debian (a few minutes, once)");
+    apt_install(&["chromium", "chromium-driver"])
+}
+
+/// Installs Debian packages, as root or through sudo.
+pub fn apt_install(packages: &[&str]) -> Result<()> {
+    let as_root = command("id")
+        .arg("-u")
+        .output_text()
+        .is_some_and(|uid| uid.trim() == "0");
+    let sudo: &[&str] = if as_root {
+        &[]
+    } else if on_path("sudo") {
+        &["sudo"]
+    } else {
+        bail!(
+            "installing {} needs root: run `apt-get install {}` as root, then try again",
+            packages.join(", "),
+            packages.join(" ")
+        );
+    };
+    let apt = |args: &[&str]| {
+        let mut line: Vec<&str> = sudo.to_vec();
+        line.push("apt-get");
+        line.extend_from_slice(args);
+        command(line[0])
+            .args(&line[1..])
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .checked()
+    };
+    apt(&["update", "-q"])?;
+    let mut install = vec!["install", "-y", "-q"];
+    install.extend_from_slice(packages);
+    apt(&install)
+}
+
+fn version_of(program: &str) -> Option<String> {
+    command(program).arg("--version").output_text()
+}
