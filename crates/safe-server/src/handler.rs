@@ -2,28 +2,19 @@
 //! `naive-server/src/handler.rs`: the same steps, but the key is written
 //! first and the database decides who was first.
 
-use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use lab_core::{
-    Db, LabError, LabScope, OrderRequest, StoredResponse, finish_even_if_client_leaves,
-};
-use lab_wire::{IdempotencyKey, LabId, Order};
+use axum::response::Response;
+use lab_core::{Db, LabError, OrderRequest, ServerState, StoredResponse, run_order_flow};
+use lab_wire::{IdempotencyKey, LabId};
 
 use crate::store::{self, Claim, KeyState};
 
 /// `POST /orders`: create an order unless another request already claimed this key.
 pub async fn create_order(
-    State(db): State<Db>,
+    State(state): State<ServerState>,
     request: OrderRequest,
 ) -> Result<Response, LabError> {
-    let fault = request.controls.fault;
-    let response = finish_even_if_client_leaves(place_order(db, request)).await?;
-    Ok(match fault {
-        Some(fault) => fault.apply(response),
-        None => response,
-    })
+    run_order_flow(state, request, place_order).await
 }
 
 async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabError> {
@@ -47,7 +38,10 @@ async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabError
 
     // Step 2: do the work. If it fails, release the claim so that a retry
     // is not stuck behind a key that will never get a response.
-    let order = match store::insert_order(&db, &lab, &key, &order).await {
+    let order = match store::ORDER_TABLES
+        .insert_order(&db, &lab, &key, &order)
+        .await
+    {
         Ok(order) => order,
         Err(error) => {
             if let Err(release_error) = store::release_key(&db, &lab, &key).await {
@@ -75,21 +69,4 @@ async fn answer_duplicate(
         // way the client should retry shortly with the same key.
         KeyState::InFlight | KeyState::Absent => Err(LabError::KeyInFlight),
     }
-}
-
-/// `GET /orders`: this lab's orders, oldest first.
-pub async fn list_orders(
-    State(db): State<Db>,
-    LabScope(lab): LabScope,
-) -> Result<Json<Vec<Order>>, LabError> {
-    Ok(Json(store::list_orders(&db, &lab).await?))
-}
-
-/// `DELETE /orders`: forget this lab's orders and keys.
-pub async fn delete_orders(
-    State(db): State<Db>,
-    LabScope(lab): LabScope,
-) -> Result<Response, LabError> {
-    store::delete_lab(&db, &lab).await?;
-    Ok(StatusCode::NO_CONTENT.into_response())
 }

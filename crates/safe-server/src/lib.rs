@@ -8,9 +8,7 @@
 //! [`handler`], its SQL in [`store`]; compare them with the naive server's.
 
 use axum::Router;
-use axum::routing::post;
-use lab_core::error::{method_not_allowed, not_found};
-use lab_core::{Db, LabError, OrderServer};
+use lab_core::{Db, LabError, OrderServer, ServerState, order_routes};
 
 pub mod handler;
 pub mod store;
@@ -21,34 +19,23 @@ pub struct SafeServer;
 impl OrderServer for SafeServer {
     const NAME: &'static str = "safe";
 
+    /// `POST /orders` through [`handler::create_order`]; `GET` and `DELETE` as every server.
     fn router(db: Db) -> Router {
-        router(db)
-    }
-
-    async fn migrate(db: &Db) -> Result<(), LabError> {
-        migrate(db).await
-    }
-}
-
-/// The routes `POST/GET/DELETE /orders` over `db`.
-pub fn router(db: Db) -> Router {
-    Router::new()
-        .route(
-            "/orders",
-            post(handler::create_order)
-                .get(handler::list_orders)
-                .delete(handler::delete_orders),
+        order_routes(
+            ServerState {
+                db,
+                tables: &store::ORDER_TABLES,
+            },
+            handler::create_order,
         )
-        .method_not_allowed_fallback(method_not_allowed)
-        .fallback(not_found)
-        .with_state(db)
-}
+    }
 
-/// Creates or updates the safe server's tables.
-pub async fn migrate(db: &Db) -> Result<(), LabError> {
-    db.migrate(
-        sqlx::migrate!("migrations/sqlite"),
-        sqlx::migrate!("migrations/postgres"),
-    )
-    .await
+    /// Creates or updates the safe server's tables.
+    async fn migrate(db: &Db) -> Result<(), LabError> {
+        db.migrate(
+            sqlx::migrate!("migrations/sqlite"),
+            sqlx::migrate!("migrations/postgres"),
+        )
+        .await
+    }
 }

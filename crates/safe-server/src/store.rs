@@ -1,10 +1,9 @@
 //! The safe server's SQL. Each query is written once and runs on both
 //! SQLite and PostgreSQL (see `lab_core::with_pool!`).
 
-use chrono::{DateTime, SubsecRound, Utc};
-use lab_core::{Db, StoredResponse, with_pool};
-use lab_wire::{IdempotencyKey, LabId, NewOrder, Order};
-use uuid::Uuid;
+use chrono::Utc;
+use lab_core::{Db, OrderTables, StoredResponse, with_pool};
+use lab_wire::{IdempotencyKey, LabId};
 
 /// Who got the key: this request, or an earlier one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,18 +23,6 @@ pub enum KeyState {
     InFlight,
     /// Claimed and answered: this is the answer to replay.
     Answered(StoredResponse),
-}
-
-type OrderRow = (Uuid, String, i64, String, DateTime<Utc>);
-
-fn order_from_row((id, item, amount_cents, idempotency_key, created_at): OrderRow) -> Order {
-    Order {
-        id,
-        item,
-        amount_cents,
-        idempotency_key,
-        created_at,
-    }
 }
 
 /// Inserts the key with no response yet; a duplicate is refused by the
@@ -82,38 +69,6 @@ pub async fn key_state(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Resu
     })
 }
 
-/// Creates an order.
-pub async fn insert_order(
-    db: &Db,
-    lab: &LabId,
-    key: &IdempotencyKey,
-    new: &NewOrder,
-) -> sqlx::Result<Order> {
-    let order = Order {
-        id: Uuid::new_v4(),
-        item: new.item.clone(),
-        amount_cents: new.amount_cents,
-        idempotency_key: key.as_str().to_owned(),
-        // PostgreSQL keeps microseconds: trim here so the 201 and later reads agree.
-        created_at: Utc::now().trunc_subsecs(6),
-    };
-    with_pool!(db, |pool| {
-        sqlx::query(
-            "INSERT INTO safe_orders (id, lab_id, item, amount_cents, idempotency_key, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(order.id)
-        .bind(lab.as_str())
-        .bind(&order.item)
-        .bind(order.amount_cents)
-        .bind(&order.idempotency_key)
-        .bind(order.created_at)
-        .execute(pool)
-        .await?;
-    });
-    Ok(order)
-}
-
 /// Records the answer on a key this request claimed.
 pub async fn save_response(
     db: &Db,
@@ -151,33 +106,12 @@ pub async fn release_key(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Re
     Ok(())
 }
 
-/// The lab's orders, oldest first.
-pub async fn list_orders(db: &Db, lab: &LabId) -> sqlx::Result<Vec<Order>> {
-    let rows: Vec<OrderRow> = with_pool!(db, |pool| {
-        sqlx::query_as(
-            "SELECT id, item, amount_cents, idempotency_key, created_at FROM safe_orders \
-             WHERE lab_id = $1 ORDER BY seq",
-        )
-        .bind(lab.as_str())
-        .fetch_all(pool)
-        .await?
-    });
-    Ok(rows.into_iter().map(order_from_row).collect())
-}
-
-/// Deletes the lab's orders and keys together.
-pub async fn delete_lab(db: &Db, lab: &LabId) -> sqlx::Result<()> {
-    with_pool!(db, |pool| {
-        let mut tx = pool.begin().await?;
-        sqlx::query("DELETE FROM safe_idempotency_keys WHERE lab_id = $1")
-            .bind(lab.as_str())
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("DELETE FROM safe_orders WHERE lab_id = $1")
-            .bind(lab.as_str())
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?
-    });
-    Ok(())
-}
+/// The safe server's orders table, and how to forget a lab.
+pub static ORDER_TABLES: OrderTables = OrderTables {
+    insert_order: "INSERT INTO safe_orders (id, lab_id, item, amount_cents, idempotency_key, created_at) \
+                   VALUES ($1, $2, $3, $4, $5, $6)",
+    list_orders: "SELECT id, item, amount_cents, idempotency_key, created_at FROM safe_orders \
+                  WHERE lab_id = $1 ORDER BY seq",
+    delete_keys: "DELETE FROM safe_idempotency_keys WHERE lab_id = $1",
+    delete_orders: "DELETE FROM safe_orders WHERE lab_id = $1",
+};

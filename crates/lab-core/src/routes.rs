@@ -1,0 +1,75 @@
+//! The routes both servers serve, around the one handler that differs:
+//! `POST /orders`.
+
+use axum::extract::State;
+use axum::handler::Handler;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use lab_wire::Order;
+
+use crate::error::{method_not_allowed, not_found};
+use crate::orders::OrderTables;
+use crate::{Db, LabError, LabScope, OrderRequest, finish_even_if_client_leaves};
+
+/// What a server's handlers work with: the storage and its order tables.
+#[derive(Debug, Clone)]
+pub struct ServerState {
+    /// The storage.
+    pub db: Db,
+    /// The server's order tables.
+    pub tables: &'static OrderTables,
+}
+
+/// `POST /orders` through `create_order`, and the shared `GET` and `DELETE`.
+pub fn order_routes<H, T>(state: ServerState, create_order: H) -> Router
+where
+    H: Handler<T, ServerState>,
+    T: 'static,
+{
+    Router::new()
+        .route(
+            "/orders",
+            post(create_order).get(list_orders).delete(delete_orders),
+        )
+        .method_not_allowed_fallback(method_not_allowed)
+        .fallback(not_found)
+        .with_state(state)
+}
+
+/// Runs a server's order flow to the end (even if the client leaves), then
+/// applies the request's demo fault to the response.
+pub async fn run_order_flow<F, W>(
+    state: ServerState,
+    request: OrderRequest,
+    flow: F,
+) -> Result<Response, LabError>
+where
+    F: FnOnce(Db, OrderRequest) -> W,
+    W: Future<Output = Result<Response, LabError>> + Send + 'static,
+{
+    let fault = request.controls.fault;
+    let response = finish_even_if_client_leaves(flow(state.db, request)).await?;
+    Ok(match fault {
+        Some(fault) => fault.apply(response),
+        None => response,
+    })
+}
+
+/// `GET /orders`: this lab's orders, oldest first.
+async fn list_orders(
+    State(state): State<ServerState>,
+    LabScope(lab): LabScope,
+) -> Result<Json<Vec<Order>>, LabError> {
+    Ok(Json(state.tables.list_orders(&state.db, &lab).await?))
+}
+
+/// `DELETE /orders`: forget this lab's orders and keys.
+async fn delete_orders(
+    State(state): State<ServerState>,
+    LabScope(lab): LabScope,
+) -> Result<Response, LabError> {
+    state.tables.delete_lab(&state.db, &lab).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
