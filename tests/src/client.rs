@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use lab_core::OrderServer;
+use lab_core::{Db, OrderServer};
 use lab_wire::Order;
 use lab_wire::headers::{IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_DELAY_MS, LAB_FAULT, LAB_ID};
 use reqwest::header::{CONTENT_TYPE, HeaderValue};
@@ -71,6 +71,11 @@ pub fn new_key() -> String {
 
 /// Starts server `S` alone (routes at its root) on a random port over `backend`.
 pub async fn spawn_server<S: OrderServer>(backend: Backend) -> TestServer {
+    spawn_server_with_db::<S>(backend).await.0
+}
+
+/// Like [`spawn_server`], also handing out the server's storage.
+pub async fn spawn_server_with_db<S: OrderServer>(backend: Backend) -> (TestServer, Db) {
     let db = backend.connect().await;
     S::migrate(&db).await.expect("migrations apply");
     let listener = TcpListener::bind("127.0.0.1:0")
@@ -79,10 +84,10 @@ pub async fn spawn_server<S: OrderServer>(backend: Backend) -> TestServer {
     let addr = listener.local_addr().expect("bound address");
     tokio::spawn(lab_core::serve(
         listener,
-        S::router(db),
+        S::router(db.clone()),
         std::future::pending(),
     ));
-    TestServer::new(format!("http://{addr}/orders"))
+    (TestServer::new(format!("http://{addr}/orders")), db)
 }
 
 /// Starts the whole lab (both servers and the page) on a random port;
@@ -114,6 +119,14 @@ impl TestServer {
             orders_url,
             lab: format!("test-{}", uuid::Uuid::new_v4().simple()),
             http,
+        }
+    }
+
+    /// Another server's `/orders` at `orders_url`, seen from this lab.
+    pub fn at(&self, orders_url: String) -> Self {
+        Self {
+            orders_url,
+            ..self.clone()
         }
     }
 

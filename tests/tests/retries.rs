@@ -181,3 +181,57 @@ async fn labs_are_isolated_from_each_other<S: OrderServer>(backend: Backend) {
         "after a reset the key is forgotten too: {bob_again:?}"
     );
 }
+
+/// Order creation fails (its table is renamed away, on a private SQLite
+/// file) after the key was claimed: the claim must not outlive the failure.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_order_releases_its_key_on_the_safe_server_so_the_retry_succeeds() {
+    let (server, db) =
+        lab_e2e::client::spawn_server_with_db::<safe_server::SafeServer>(Backend::Sqlite).await;
+    let lab_core::Db::Sqlite(pool) = &db else {
+        unreachable!("asked for SQLite")
+    };
+    let key = new_key();
+
+    sqlx::query("ALTER TABLE safe_orders RENAME TO safe_orders_away")
+        .execute(pool)
+        .await
+        .unwrap();
+    let failed = server.place(&key).await;
+    match &failed {
+        Attempt::Answered {
+            status: 500,
+            content_type,
+            body,
+            ..
+        } => {
+            assert_eq!(content_type, "application/problem+json");
+            assert!(
+                !body["detail"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("safe_orders"),
+                "internals stay hidden: {body}"
+            );
+        }
+        other => panic!("expected a 500 problem: {other:?}"),
+    }
+    sqlx::query("ALTER TABLE safe_orders_away RENAME TO safe_orders")
+        .execute(pool)
+        .await
+        .unwrap();
+
+    let retry = server.place(&key).await;
+    assert!(
+        matches!(
+            retry,
+            Attempt::Answered {
+                status: 201,
+                replayed: false,
+                ..
+            }
+        ),
+        "{retry:?}"
+    );
+    assert_eq!(server.orders().await.len(), 1);
+}
