@@ -99,91 +99,181 @@ async fn eventually<T>(mut check: impl AsyncFnMut() -> Option<T>) -> Option<T> {
     None
 }
 
-/// The number in a pane's "Orders stored: N" heading.
-async fn orders_stored(browser: &Client, pane: &str) -> usize {
-    let heading = browser
-        .find(Locator::XPath(&format!(
-            "//section[h2[normalize-space()='{pane}']]//h3[starts-with(normalize-space(), 'Orders stored:')]"
-        )))
-        .await
-        .unwrap_or_else(|error| panic!("the {pane} pane has an 'Orders stored' heading: {error}"));
-    let text = heading.text().await.expect("heading text");
-    text.rsplit(':')
-        .next()
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no count in {text:?}"))
+/// A learner at a browser: finds things by what the page shows.
+struct Learner {
+    browser: Client,
+    _driver: Chromedriver,
 }
 
-async fn pane_text(browser: &Client, pane: &str) -> String {
-    browser
-        .find(Locator::XPath(&format!(
-            "//section[h2[normalize-space()='{pane}']]"
-        )))
+impl Learner {
+    /// A fresh browser showing the page at `url`, once the app has started.
+    async fn open(url: &str) -> Self {
+        let driver = start_chromedriver().await;
+        let browser = open_browser(&driver).await;
+        let learner = Self {
+            browser,
+            _driver: driver,
+        };
+        learner.go_to(url).await;
+        learner
+    }
+
+    async fn go_to(&self, url: &str) {
+        self.browser.goto(url).await.expect("the page loads");
+        eventually(async || {
+            self.browser
+                .find(Locator::XPath("//button[normalize-space()='Place order']"))
+                .await
+                .ok()
+        })
         .await
-        .expect("the pane exists")
-        .text()
+        .expect("the app starts and shows its 'Place order' button");
+    }
+
+    async fn current_url(&self) -> String {
+        self.browser.current_url().await.expect("a URL").to_string()
+    }
+
+    async fn button(&self, text: &str) -> fantoccini::elements::Element {
+        self.browser
+            .find(Locator::XPath(&format!(
+                "//button[normalize-space()='{text}']"
+            )))
+            .await
+            .unwrap_or_else(|error| panic!("a button labelled {text:?}: {error}"))
+    }
+
+    /// Clicks a button and waits until the page says the run is done.
+    async fn press_and_wait(&self, text: &str) {
+        self.button(text).await.click().await.expect("click");
+        let status = self
+            .browser
+            .find(Locator::Css("[role=status]"))
+            .await
+            .expect("a status line");
+        eventually(async || {
+            status
+                .text()
+                .await
+                .ok()
+                .filter(|t| t.starts_with("Done") || t.starts_with("Reset"))
+        })
         .await
-        .expect("pane text")
+        .unwrap_or_else(|| panic!("pressing {text:?} finishes and says so"));
+    }
+
+    /// Ticks the checkbox whose label reads `label` by clicking the label.
+    async fn tick(&self, label: &str) {
+        let label_element = self
+            .browser
+            .find(Locator::XPath(&format!(
+                "//label[normalize-space()='{label}']"
+            )))
+            .await
+            .unwrap_or_else(|error| panic!("a label {label:?}: {error}"));
+        let id = label_element
+            .attr("for")
+            .await
+            .expect("attribute")
+            .expect("the label names its control");
+        let checkbox = self
+            .browser
+            .find(Locator::Id(&id))
+            .await
+            .expect("the labelled checkbox");
+        label_element.click().await.expect("click the label");
+        assert!(
+            checkbox.is_selected().await.expect("state"),
+            "clicking {label:?} ticks its box"
+        );
+    }
+
+    /// The number in a pane's "Orders stored: N" heading.
+    async fn orders_stored(&self, pane: &str) -> usize {
+        let xpath = format!(
+            "{}//h3[starts-with(normalize-space(), 'Orders stored:')]",
+            pane_xpath(pane)
+        );
+        let heading = self
+            .browser
+            .find(Locator::XPath(&xpath))
+            .await
+            .expect("an 'Orders stored' heading");
+        let text = heading.text().await.expect("heading text");
+        text.rsplit(':')
+            .next()
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no count in {text:?}"))
+    }
+
+    async fn pane_text(&self, pane: &str) -> String {
+        let section = self
+            .browser
+            .find(Locator::XPath(&pane_xpath(pane)))
+            .await
+            .expect("the pane");
+        section.text().await.expect("pane text")
+    }
+
+    /// The outcome of each attempt on a pane's timeline, in order.
+    async fn outcomes(&self, pane: &str) -> Vec<String> {
+        let xpath = format!(
+            "{}//ol[contains(@class, 'timeline')]//strong[contains(@class, 'outcome')]",
+            pane_xpath(pane)
+        );
+        let mut outcomes = Vec::new();
+        for element in self
+            .browser
+            .find_all(Locator::XPath(&xpath))
+            .await
+            .expect("timeline outcomes")
+        {
+            outcomes.push(element.text().await.expect("outcome text"));
+        }
+        outcomes
+    }
+
+    async fn save_screenshot(&self, name: &str) {
+        // Wide and tall enough for the controls and both panes side by side.
+        self.browser
+            .set_window_size(1400, 1500)
+            .await
+            .expect("resize the window");
+        let png = self.browser.screenshot().await.expect("a screenshot");
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut folders = vec![root.join("target/screenshots")];
+        // The README shows docs/; refresh it with UPDATE_SCREENSHOTS=1 when the page changes.
+        if std::env::var_os("UPDATE_SCREENSHOTS").is_some() {
+            folders.push(root.join("docs"));
+        }
+        for folder in folders {
+            std::fs::create_dir_all(&folder).expect("create the screenshot folder");
+            std::fs::write(folder.join(name), &png).expect("save the screenshot");
+        }
+    }
+}
+
+fn pane_xpath(pane: &str) -> String {
+    format!("//section[h2[normalize-space()='{pane}']]")
+}
+
+async fn open_lab() -> (String, Learner) {
+    let base = spawn_lab(Backend::Sqlite, &ui_dir()).await;
+    let learner = Learner::open(&base).await;
+    (base, learner)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sending_concurrently_shows_more_orders_on_the_naive_pane_than_the_single_safe_one() {
-    let base = spawn_lab(Backend::Sqlite, &ui_dir()).await;
-    let driver = start_chromedriver().await;
-    let browser = open_browser(&driver).await;
+    let (_, learner) = open_lab().await;
 
-    browser.goto(&base).await.expect("the page loads");
-    let label = eventually(async || {
-        browser
-            .find(Locator::XPath(
-                "//label[normalize-space()='Send concurrently']",
-            ))
-            .await
-            .ok()
-    })
-    .await
-    .expect("a 'Send concurrently' label appears once the app has started");
-    let checkbox_id = label
-        .attr("for")
-        .await
-        .expect("label attribute")
-        .expect("the label names its checkbox");
-    let checkbox = browser
-        .find(Locator::Id(&checkbox_id))
-        .await
-        .expect("the labelled checkbox");
-    label.click().await.expect("tick 'Send concurrently'");
-    assert!(
-        checkbox.is_selected().await.expect("checkbox state"),
-        "clicking the label ticks the box"
-    );
+    learner.tick("Send concurrently").await;
+    learner.press_and_wait("Place order").await;
 
-    browser
-        .find(Locator::XPath("//button[normalize-space()='Place order']"))
-        .await
-        .expect("a 'Place order' button")
-        .click()
-        .await
-        .expect("click 'Place order'");
-
-    let status = browser
-        .find(Locator::Css("[role=status]"))
-        .await
-        .expect("a status line");
-    eventually(async || {
-        status
-            .text()
-            .await
-            .ok()
-            .filter(|text| text.starts_with("Done"))
-    })
-    .await
-    .expect("the run finishes and says so");
-
-    let naive = orders_stored(&browser, "Naive").await;
-    let safe = orders_stored(&browser, "Safe").await;
-    let naive_text = pane_text(&browser, "Naive").await;
-    let safe_text = pane_text(&browser, "Safe").await;
+    let naive = learner.orders_stored("Naive").await;
+    let safe = learner.orders_stored("Safe").await;
+    let naive_text = learner.pane_text("Naive").await;
+    let safe_text = learner.pane_text("Safe").await;
     assert_eq!(
         safe, 1,
         "the safe server stores exactly one order:\n{safe_text}"
@@ -193,24 +283,180 @@ async fn sending_concurrently_shows_more_orders_on_the_naive_pane_than_the_singl
         "the naive server stores duplicates ({naive} vs {safe}):\n{naive_text}"
     );
     assert!(
-        naive_text.contains("duplicate"),
+        naive_text.contains("duplicate purchase"),
         "the naive pane flags the duplicates:\n{naive_text}"
     );
     assert!(
         naive_text.contains("charged"),
-        "the naive verdict names the double charge:\n{naive_text}"
+        "the naive verdict names the charge:\n{naive_text}"
     );
     assert!(
         !safe_text.contains("duplicate"),
         "no duplicate on the safe pane:\n{safe_text}"
     );
+}
 
-    // Kept for people to look at (not compared): target/screenshots/.
-    let screenshots = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/screenshots");
-    let png = browser.screenshot().await.expect("a screenshot");
-    std::fs::create_dir_all(&screenshots).expect("create target/screenshots");
-    std::fs::write(screenshots.join("first-page-concurrent.png"), png)
-        .expect("save the screenshot");
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dropped_response_preset_leaves_one_order_on_each_server() {
+    let (_, learner) = open_lab().await;
 
-    browser.close().await.expect("close the browser");
+    learner.press_and_wait("Dropped response").await;
+
+    for pane in ["Naive", "Safe"] {
+        assert_eq!(
+            learner.orders_stored(pane).await,
+            1,
+            "{pane}:\n{}",
+            learner.pane_text(pane).await
+        );
+        assert_eq!(
+            learner.outcomes(pane).await,
+            ["dropped", "201 replayed"],
+            "{pane}"
+        );
+    }
+    let page = learner
+        .browser
+        .find(Locator::Css("main"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("What to notice: Dropped response"),
+        "the preset explains itself"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_concurrent_preset_duplicates_on_naive_and_keeps_one_order_on_safe() {
+    let (_, learner) = open_lab().await;
+
+    learner.press_and_wait("Concurrent sends").await;
+
+    let naive = learner.orders_stored("Naive").await;
+    assert!(
+        naive > 1,
+        "several orders on Naive:\n{}",
+        learner.pane_text("Naive").await
+    );
+    assert!(
+        learner
+            .pane_text("Naive")
+            .await
+            .contains("duplicate purchase")
+    );
+    assert_eq!(
+        learner
+            .outcomes("Naive")
+            .await
+            .iter()
+            .filter(|o| *o == "201")
+            .count(),
+        naive
+    );
+    assert_eq!(learner.orders_stored("Safe").await, 1);
+    let safe = learner.outcomes("Safe").await;
+    assert_eq!(safe.len(), 3, "{safe:?}");
+    assert_eq!(
+        safe.iter().filter(|o| *o == "201").count(),
+        1,
+        "one copy won: {safe:?}"
+    );
+    assert!(
+        safe.iter().all(|o| o == "201" || o == "409"),
+        "the others were told 409: {safe:?}"
+    );
+    learner.save_screenshot("lab-concurrent.png").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_slow_response_preset_duplicates_on_naive_and_answers_409_then_a_replay_on_safe() {
+    let (_, learner) = open_lab().await;
+
+    learner
+        .press_and_wait("Slow response + client timeout")
+        .await;
+
+    let naive_text = learner.pane_text("Naive").await;
+    assert_eq!(
+        learner.orders_stored("Naive").await,
+        2,
+        "the timed-out retry made a second order:\n{naive_text}"
+    );
+    assert!(naive_text.contains("duplicate purchase"), "{naive_text}");
+    assert_eq!(learner.orders_stored("Safe").await, 1);
+    let safe = learner.outcomes("Safe").await;
+    assert_eq!(
+        safe.first().map(String::as_str),
+        Some("timed out"),
+        "{safe:?}"
+    );
+    let conflict = safe
+        .iter()
+        .position(|o| o == "409")
+        .unwrap_or_else(|| panic!("a 409 on Safe: {safe:?}"));
+    assert_eq!(
+        safe.last().map(String::as_str),
+        Some("201 replayed"),
+        "{safe:?}"
+    );
+    assert!(
+        conflict < safe.len() - 1,
+        "the 409 comes before the replay: {safe:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_new_key_preset_duplicates_on_both_servers() {
+    let (_, learner) = open_lab().await;
+
+    learner.press_and_wait("New key per attempt").await;
+
+    for pane in ["Naive", "Safe"] {
+        let text = learner.pane_text(pane).await;
+        assert_eq!(learner.orders_stored(pane).await, 2, "{pane}:\n{text}");
+        assert!(
+            text.contains("duplicate purchase"),
+            "{pane} flags one purchase with two keys:\n{text}"
+        );
+        assert_eq!(learner.outcomes(pane).await, ["dropped", "201"], "{pane}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn learners_in_different_labs_do_not_see_each_others_orders_and_reset_clears_only_ones_own() {
+    let (base, alice) = open_lab().await;
+    let bob = Learner::open(&base).await;
+    let alice_url = alice.current_url().await;
+    assert_ne!(
+        alice_url,
+        bob.current_url().await,
+        "each browser gets its own lab in its URL"
+    );
+
+    alice.press_and_wait("Place order").await;
+    alice.press_and_wait("Place order").await;
+    bob.press_and_wait("Place order").await;
+    assert_eq!(alice.orders_stored("Naive").await, 2);
+    assert_eq!(
+        bob.orders_stored("Naive").await,
+        1,
+        "Bob sees only his own order"
+    );
+
+    bob.press_and_wait("Reset").await;
+    assert_eq!(bob.orders_stored("Naive").await, 0);
+    assert_eq!(bob.orders_stored("Safe").await, 0);
+    alice.go_to(&alice_url).await;
+    let alice_after =
+        eventually(async || Some(alice.orders_stored("Safe").await).filter(|n| *n == 2)).await;
+    assert_eq!(alice_after, Some(2), "Bob's reset left Alice's lab alone");
+
+    // A teacher opens Alice's lab from her link.
+    bob.go_to(&alice_url).await;
+    let teacher_sees =
+        eventually(async || Some(bob.orders_stored("Naive").await).filter(|n| *n == 2)).await;
+    assert_eq!(teacher_sees, Some(2), "Alice's link opens Alice's lab");
 }

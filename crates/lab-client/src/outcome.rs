@@ -16,8 +16,12 @@ pub enum Outcome {
         /// What the server said, in short.
         title: String,
     },
-    /// No response at all: the connection closed, or the network failed.
-    NoResponse(String),
+    /// The server hung up on purpose after doing the work (`Lab-Fault: drop-response`).
+    Dropped,
+    /// The client stopped waiting: its timeout ran out first.
+    TimedOut,
+    /// The connection failed for another reason.
+    NetworkError(String),
 }
 
 impl Outcome {
@@ -34,16 +38,39 @@ impl Outcome {
         }
     }
 
-    /// A short label for a list of attempts, e.g. `201 replayed`.
+    /// A short label for the timeline: `201`, `201 replayed`, `409`, `dropped`, …
     pub fn label(&self) -> String {
         match self {
-            Self::Created => "201 created".to_owned(),
+            Self::Created => "201".to_owned(),
             Self::Replayed => "201 replayed".to_owned(),
-            Self::InProgress => "409 still in progress".to_owned(),
-            Self::Rejected { status, title } if title.is_empty() => format!("{status}"),
+            Self::InProgress => "409".to_owned(),
+            Self::Rejected { status, title } if title.is_empty() => status.to_string(),
             Self::Rejected { status, title } => format!("{status} {title}"),
-            Self::NoResponse(_) => "no response (network error)".to_owned(),
+            Self::Dropped => "dropped".to_owned(),
+            Self::TimedOut => "timed out".to_owned(),
+            Self::NetworkError(_) => "network error".to_owned(),
         }
+    }
+
+    /// What the label means, for people who do not read status codes.
+    pub fn meaning(&self) -> &'static str {
+        match self {
+            Self::Created => "created the order",
+            Self::Replayed => "got the stored answer of an earlier attempt",
+            Self::InProgress => "an earlier attempt was still running: try again",
+            Self::Rejected { .. } => "refused",
+            Self::Dropped => "the server did the work, but the answer was lost",
+            Self::TimedOut => "the client stopped waiting",
+            Self::NetworkError(_) => "the request failed on the way",
+        }
+    }
+
+    /// Whether a careful client tries again after this: no answer, or "still running".
+    pub fn calls_for_retry(&self) -> bool {
+        matches!(
+            self,
+            Self::InProgress | Self::Dropped | Self::TimedOut | Self::NetworkError(_)
+        )
     }
 }
 
@@ -60,11 +87,18 @@ mod tests {
 
     #[test]
     fn other_statuses_keep_the_problem_title() {
-        let outcome = Outcome::from_status(400, false, Some("Invalid order".into()));
-        assert_eq!(outcome.label(), "400 Invalid order");
-        assert_eq!(
-            Outcome::from_status(409, false, None).label(),
-            "409 still in progress"
-        );
+        let outcome = Outcome::from_status(422, false, Some("Invalid order".into()));
+        assert_eq!(outcome.label(), "422 Invalid order");
+        assert_eq!(Outcome::from_status(409, false, None).label(), "409");
+    }
+
+    #[test]
+    fn only_missing_answers_and_409_call_for_a_retry() {
+        assert!(Outcome::TimedOut.calls_for_retry());
+        assert!(Outcome::Dropped.calls_for_retry());
+        assert!(Outcome::InProgress.calls_for_retry());
+        assert!(!Outcome::Created.calls_for_retry());
+        assert!(!Outcome::Replayed.calls_for_retry());
+        assert!(!Outcome::from_status(422, false, None).calls_for_retry());
     }
 }

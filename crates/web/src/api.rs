@@ -1,8 +1,10 @@
 //! The page's HTTP calls to the two servers.
 
+use futures::future::{Either, select};
 use gloo_net::http::Request;
-use lab_client::Outcome;
-use lab_wire::headers::{IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_DELAY_MS, LAB_ID};
+use gloo_timers::future::TimeoutFuture;
+use lab_client::{AttemptPlan, Outcome};
+use lab_wire::headers::{IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_DELAY_MS, LAB_FAULT, LAB_ID};
 use lab_wire::{LabId, NewOrder, Order, Problem};
 
 /// One of the two servers the page compares.
@@ -23,24 +25,42 @@ impl Server {
     }
 }
 
-/// Sends one `POST /orders` attempt and reports what came back.
+/// Sends one `POST /orders` attempt as `plan` says and reports what came back.
 pub async fn place_order(
     server: Server,
     lab: &LabId,
-    key: &str,
+    plan: &AttemptPlan,
     order: &NewOrder,
-    delay_ms: u32,
 ) -> Outcome {
-    let request = Request::post(server.orders_url())
+    let controller = web_sys::AbortController::new().ok();
+    let mut request = Request::post(server.orders_url())
         .header(LAB_ID, lab.as_str())
-        .header(IDEMPOTENCY_KEY, key)
-        .header(LAB_DELAY_MS, &delay_ms.to_string())
-        .json(order);
-    let response = match request {
-        Ok(request) => request.send().await,
-        Err(error) => return Outcome::NoResponse(error.to_string()),
+        .header(IDEMPOTENCY_KEY, &plan.key)
+        .header(LAB_DELAY_MS, &plan.server_delay_ms.to_string())
+        .abort_signal(controller.as_ref().map(|c| c.signal()).as_ref());
+    if plan.drop_response {
+        request = request.header(LAB_FAULT, "drop-response");
+    }
+    let request = match request.json(order) {
+        Ok(request) => request,
+        Err(error) => return Outcome::NetworkError(error.to_string()),
     };
-    match response {
+    let sent = Box::pin(request.send());
+    let answer = if plan.timeout_ms == 0 {
+        sent.await
+    } else {
+        match select(sent, TimeoutFuture::new(plan.timeout_ms)).await {
+            Either::Left((answer, _)) => answer,
+            Either::Right(_) => {
+                // Hang up, as a real client's timeout does; the server carries on.
+                if let Some(controller) = controller {
+                    controller.abort();
+                }
+                return Outcome::TimedOut;
+            }
+        }
+    };
+    match answer {
         Ok(response) => {
             let replayed = response.headers().get(IDEMPOTENT_REPLAYED).as_deref() == Some("true");
             let status = response.status();
@@ -55,7 +75,9 @@ pub async fn place_order(
             };
             Outcome::from_status(status, replayed, title)
         }
-        Err(error) => Outcome::NoResponse(error.to_string()),
+        // The browser cannot see why a connection closed; the page knows it asked for it.
+        Err(_) if plan.drop_response => Outcome::Dropped,
+        Err(error) => Outcome::NetworkError(error.to_string()),
     }
 }
 

@@ -1,88 +1,39 @@
-//! The page: the client's controls, and one pane per server.
+//! The page: scenario presets, the client's controls, and one pane per server.
 
-use std::collections::HashMap;
-
-use futures::future::{join, join_all};
-use lab_client::{Outcome, Run, explain, money};
-use lab_wire::{LabId, NewOrder, Order};
+use futures::future::join;
+use lab_client::{PRESETS, Purchases, parse_money, timeline};
+use lab_wire::NewOrder;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api::{self, Server};
-use crate::lab_id::{current_lab, new_key};
-
-/// How many copies "Send concurrently" sends to each server. Browsers open
-/// about six connections per host, and both servers share one host: three
-/// copies each keeps all six requests truly in flight at once.
-const CONCURRENT_COPIES: usize = 3;
-/// The server's pause between checking the key and creating the order when
-/// copies are sent together, like a slow payment provider: the race window.
-const RACE_WINDOW_MS: u32 = 300;
-/// What the learner buys.
-const ITEM: &str = "coffee";
-const AMOUNT_CENTS: i64 = 450;
-
-/// What one pane shows about its server.
-#[derive(Clone, Copy)]
-struct Pane {
-    server: Server,
-    orders: RwSignal<Vec<Order>>,
-    outcomes: RwSignal<Vec<Outcome>>,
-    verdict: RwSignal<Option<String>>,
-    error: RwSignal<Option<String>>,
-}
-
-impl Pane {
-    fn new(server: Server) -> Self {
-        Self {
-            server,
-            orders: RwSignal::new(Vec::new()),
-            outcomes: RwSignal::new(Vec::new()),
-            verdict: RwSignal::new(None),
-            error: RwSignal::new(None),
-        }
-    }
-
-    async fn refresh(self, lab: &LabId) {
-        match api::list_orders(self.server, lab).await {
-            Ok(orders) => {
-                self.orders.set(orders);
-                self.error.set(None);
-            }
-            Err(error) => self
-                .error
-                .set(Some(format!("Could not load the orders: {error}"))),
-        }
-    }
-
-    async fn show_run(self, lab: &LabId, key: &str, outcomes: Vec<Outcome>) {
-        self.refresh(lab).await;
-        let orders_for_key = self
-            .orders
-            .with_untracked(|orders| orders.iter().filter(|o| o.idempotency_key == key).count());
-        self.verdict.set(Some(explain(&Run {
-            outcomes: outcomes.clone(),
-            orders_for_key,
-            amount_cents: AMOUNT_CENTS,
-        })));
-        self.outcomes.set(outcomes);
-    }
-
-    fn forget_run(self) {
-        self.outcomes.set(Vec::new());
-        self.verdict.set(None);
-    }
-}
+use crate::fields::{CheckField, NumberField, TextField};
+use crate::lab_id::current_lab;
+use crate::pane::PaneView;
+use crate::runner::{RunContext, now_ms, run_purchase};
+use crate::state::{Controls, Pane};
 
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
     let lab = StoredValue::new(current_lab());
-    let naive = Pane::new(Server::Naive);
-    let safe = Pane::new(Server::Safe);
-    let (concurrent, set_concurrent) = signal(false);
-    let (busy, set_busy) = signal(false);
-    let (status, set_status) = signal(String::new());
+    let controls = Controls::new();
+    let naive = Pane::new(Server::Naive, "Naive");
+    let safe = Pane::new(Server::Safe, "Safe");
+    let purchases = StoredValue::new(Purchases::default());
+    let busy = RwSignal::new(false);
+    let status = RwSignal::new(String::new());
+    let explanation = RwSignal::new(None::<(&'static str, &'static str)>);
+    let large_text = RwSignal::new(false);
+    // The shared time axis: ms since the run started, ticking while it runs.
+    let now = RwSignal::new(0.0);
+    let span = Signal::derive(move || {
+        let now = now.get();
+        naive.attempts.with(|a| {
+            safe.attempts
+                .with(|b| timeline::span_ms(a.iter().chain(b), now))
+        })
+    });
 
     spawn_local(async move {
         let lab = lab.get_value();
@@ -93,42 +44,57 @@ pub fn App() -> impl IntoView {
         if busy.get_untracked() {
             return;
         }
-        set_busy.set(true);
-        let copies = if concurrent.get_untracked() {
-            CONCURRENT_COPIES
-        } else {
-            1
+        let item = controls.item.get_untracked().trim().to_owned();
+        let Some(amount_cents) = parse_money(&controls.amount.get_untracked()) else {
+            status.set("The amount must be a number such as 4.50.".to_owned());
+            return;
         };
-        set_status.set(format!("Sending {copies} request(s) to each server…"));
+        let order = NewOrder { item, amount_cents };
+        if let Err(invalid) = order.validate() {
+            status.set(format!("Nothing was sent: {invalid}."));
+            return;
+        }
+        let policy = controls.policy();
+        busy.set(true);
+        status.set(format!(
+            "Sending {} to each server…",
+            if policy.copies == 1 {
+                "one request".to_owned()
+            } else {
+                format!("{} copies", policy.copies)
+            }
+        ));
+        let started_at = now_ms();
+        now.set(0.0);
+        let ticker = set_interval_with_handle(
+            move || now.set(now_ms() - started_at),
+            std::time::Duration::from_millis(100),
+        )
+        .ok();
         spawn_local(async move {
-            let lab = lab.get_value();
-            // One key for this one purchase, made before the first attempt.
-            let key = new_key();
-            let order = NewOrder {
-                item: ITEM.to_owned(),
-                amount_cents: AMOUNT_CENTS,
+            let context = RunContext {
+                lab: lab.get_value(),
+                order,
+                policy,
+                purchases,
+                started_at,
+                status,
             };
-            let delay = if copies > 1 { RACE_WINDOW_MS } else { 0 };
-            let send_copies = |server| {
-                join_all((0..copies).map(|_| api::place_order(server, &lab, &key, &order, delay)))
-            };
-            let (naive_outcomes, safe_outcomes) =
-                join(send_copies(Server::Naive), send_copies(Server::Safe)).await;
-            join(
-                naive.show_run(&lab, &key, naive_outcomes),
-                safe.show_run(&lab, &key, safe_outcomes),
-            )
-            .await;
-            set_status.set(format!(
-                "Done: key {} was sent to both servers. Compare the two panes.",
-                &key[..8]
-            ));
-            set_busy.set(false);
+            run_purchase(context, [naive, safe]).await;
+            if let Some(ticker) = ticker {
+                ticker.clear();
+            }
+            now.set(now_ms() - started_at);
+            status.set("Done. Compare the two panes: same requests, different servers.".to_owned());
+            busy.set(false);
         });
     };
 
-    let clear_orders = move |_| {
-        set_busy.set(true);
+    let reset = move |_| {
+        if busy.get_untracked() {
+            return;
+        }
+        busy.set(true);
         spawn_local(async move {
             let lab = lab.get_value();
             let (a, b) = join(
@@ -136,115 +102,190 @@ pub fn App() -> impl IntoView {
                 api::clear_orders(Server::Safe, &lab),
             )
             .await;
+            purchases.update_value(Purchases::clear);
             naive.forget_run();
             safe.forget_run();
+            explanation.set(None);
             join(naive.refresh(&lab), safe.refresh(&lab)).await;
-            set_status.set(match a.and(b) {
-                Ok(()) => "Both servers forgot this lab's orders and keys.".to_owned(),
-                Err(error) => format!("Clearing failed: {error}"),
+            status.set(match a.and(b) {
+                Ok(()) => "Reset: both servers forgot this lab's orders and keys.".to_owned(),
+                Err(error) => format!("Reset failed: {error}"),
             });
-            set_busy.set(false);
+            busy.set(false);
         });
     };
 
+    let presets = PRESETS
+        .iter()
+        .map(|preset| {
+            let run = move |_| {
+                if busy.get_untracked() {
+                    return;
+                }
+                controls.show(&preset.policy);
+                explanation.set(Some((preset.name, preset.explanation)));
+                place_order();
+            };
+            view! { <button type="button" class="preset" disabled=busy on:click=run>{preset.name}</button> }
+        })
+        .collect_view();
+
+    // The lab id is already in the URL (see `current_lab`), so this link reopens this lab.
+    let lab_link = web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .unwrap_or_default();
+    let lab_link_text = lab_link.clone();
+
     view! {
-        <main>
+        <main class:large=large_text>
             <header class="intro">
                 <h1>"Idempotency Lab"</h1>
                 <p>
-                    "Press " <strong>"Place order"</strong> " to buy one " {ITEM} " for " {money(AMOUNT_CENTS)}
-                    ". The page sends the very same request, with one fresh Idempotency-Key, to two servers "
-                    "and shows what each one stored. Tick " <strong>"Send concurrently"</strong>
-                    " to send several copies at once, as a double click or a retrying app would."
+                    "A shop sends one order to two servers. Both are asked to create the order once, even "
+                    "when the request is sent twice: the client puts a random " <em>"Idempotency-Key"</em>
+                    " on the request, made once per purchase. " <strong>"Naive"</strong>
+                    " looks for the key before it creates the order; " <strong>"Safe"</strong>
+                    " lets the database refuse a second copy of the key. Pick a scenario, or set the "
+                    "controls yourself and press " <strong>"Place order"</strong> "."
                 </p>
+                <div class="field check display">
+                    <input
+                        type="checkbox"
+                        id="large-text"
+                        prop:checked=large_text
+                        on:change=move |ev| large_text.set(event_target_checked(&ev))
+                    />
+                    <label for="large-text">"Large text (for a projector)"</label>
+                </div>
             </header>
+
+            <section class="presets" aria-labelledby="presets-title">
+                <h2 id="presets-title">"Scenarios"</h2>
+                <p class="hint">"Each one sets the controls below, then places an order."</p>
+                <div class="preset-buttons">{presets}</div>
+                {move || explanation.get().map(|(name, text)| view! {
+                    <div class="explanation" role="note">
+                        <h3>{format!("What to notice: {name}")}</h3>
+                        <p>{text}</p>
+                    </div>
+                })}
+            </section>
+
+            <div class="workbench">
             <form class="controls" on:submit=move |ev| {
                 ev.prevent_default();
                 place_order();
             }>
-                <div class="control">
-                    <input
-                        type="checkbox"
-                        id="send-concurrently"
-                        prop:checked=concurrent
-                        on:change=move |ev| set_concurrent.set(event_target_checked(&ev))
+                <fieldset>
+                    <legend>"The client"</legend>
+                    <CheckField
+                        id="drop-response"
+                        label="Drop response"
+                        hint="The server makes the order, then its answer is lost. The client sees a network error and retries."
+                        value=controls.drop_response
                     />
-                    <label for="send-concurrently">"Send concurrently"</label>
-                    <p class="hint" id="send-concurrently-hint">
-                        {format!(
-                            "{CONCURRENT_COPIES} copies at once, same key; each server takes {RACE_WINDOW_MS} ms \
-                             between checking the key and creating the order, like a slow payment provider."
-                        )}
-                    </p>
-                </div>
+                    <CheckField
+                        id="send-concurrently"
+                        label="Send concurrently"
+                        hint="Several copies with the same key at once, like a double click or parallel retries."
+                        value=controls.concurrent
+                    />
+                    <NumberField
+                        id="copies"
+                        label="Copies"
+                        hint="2 to 6. Browsers open about six connections per server address, shared by both panes: above 3, some copies wait their turn."
+                        value=controls.copies
+                        min=2
+                        max=6
+                        step=1
+                        disabled=Signal::derive(move || !controls.concurrent.get())
+                    />
+                    <NumberField
+                        id="client-timeout"
+                        label="Client timeout (ms)"
+                        hint="How long the client waits for an answer before it gives up and retries. 0 waits as long as it takes."
+                        value=controls.timeout_ms
+                        min=0
+                        max=60000
+                        step=100
+                        disabled=Signal::stored(false)
+                    />
+                    <NumberField
+                        id="retries"
+                        label="Retries"
+                        hint=RETRIES_HINT
+                        value=controls.retries
+                        min=0
+                        max=5
+                        step=1
+                        disabled=Signal::stored(false)
+                    />
+                    <CheckField
+                        id="new-key-per-attempt"
+                        label="New key for every attempt"
+                        hint="The mistake: a fresh key on each retry, so the server cannot recognise it."
+                        value=controls.new_key_per_attempt
+                    />
+                </fieldset>
+                <fieldset>
+                    <legend>"The server"</legend>
+                    <NumberField
+                        id="server-processing-time"
+                        label="Server processing time (ms)"
+                        hint="How long the server works between checking the key and creating the order, like a slow payment provider. Copies that arrive meanwhile race."
+                        value=controls.server_delay_ms
+                        min=0
+                        max=10000
+                        step=100
+                        disabled=Signal::stored(false)
+                    />
+                </fieldset>
+                <fieldset>
+                    <legend>"The order"</legend>
+                    <TextField id="item" label="Item" hint="What is bought, 1 to 100 characters." value=controls.item />
+                    <TextField
+                        id="amount"
+                        label="Amount"
+                        hint="The price, such as 4.50."
+                        value=controls.amount
+                        inputmode="decimal"
+                    />
+                </fieldset>
                 <div class="buttons">
                     <button type="submit" disabled=busy>"Place order"</button>
-                    <button type="button" class="secondary" on:click=clear_orders disabled=busy>"Clear orders"</button>
+                    <button type="button" class="secondary" disabled=busy on:click=reset>"Reset"</button>
                 </div>
             </form>
+
+            <div class="results">
             <p class="status" role="status" aria-live="polite">{status}</p>
             <div class="panes">
                 <PaneView
                     pane=naive
-                    title="Naive"
-                    how="Looks the key up; if it is new, creates the order, then saves the key."
+                    how="Looks the key up; if it is not there, creates the order, then saves the key."
+                    purchases=purchases
+                    span_ms=span
+                    now_ms=now
                 />
                 <PaneView
                     pane=safe
-                    title="Safe"
-                    how="Saves the key first in a column the database keeps unique; only the request that saved it creates the order."
+                    how="Saves the key first, in a column the database keeps unique; only the request that saved it creates the order."
+                    purchases=purchases
+                    span_ms=span
+                    now_ms=now
                 />
             </div>
+            </div>
+            </div>
+
             <footer>
                 "Your lab: " <code>{lab.get_value().to_string()}</code>
-                ". Orders here are yours alone; this page's link opens the same lab."
+                ". Orders here are yours alone. To open this lab elsewhere, use this link: "
+                <a href=lab_link>{lab_link_text}</a>
             </footer>
         </main>
     }
 }
 
-/// One server's pane: its verdict, the responses to the last run and its orders.
-#[component]
-fn PaneView(pane: Pane, title: &'static str, how: &'static str) -> impl IntoView {
-    let heading_id = format!("pane-{}", title.to_lowercase());
-    let labelled_by = heading_id.clone();
-    let orders = move || {
-        let orders = pane.orders.get();
-        let mut per_key: HashMap<String, usize> = HashMap::new();
-        for order in &orders {
-            *per_key.entry(order.idempotency_key.clone()).or_default() += 1;
-        }
-        orders
-            .into_iter()
-            .map(|order| {
-                let duplicate = per_key[&order.idempotency_key] > 1;
-                view! {
-                    <li class:duplicate=duplicate>
-                        {duplicate.then_some(view! { <strong class="flag">"⚠ duplicate "</strong> })}
-                        {format!(
-                            "{} · {} · key {} · {}",
-                            order.item,
-                            money(order.amount_cents),
-                            &order.idempotency_key[..order.idempotency_key.len().min(8)],
-                            order.created_at.format("%H:%M:%S%.3f UTC"),
-                        )}
-                    </li>
-                }
-            })
-            .collect_view()
-    };
-    view! {
-        <section class="pane" aria-labelledby=labelled_by>
-            <h2 id=heading_id>{title}</h2>
-            <p class="how">{how}</p>
-            <p class="verdict">{move || pane.verdict.get()}</p>
-            {move || pane.error.get().map(|error| view! { <p class="error" role="alert">{error}</p> })}
-            <h3>"Responses to the last click"</h3>
-            <ol class="outcomes">
-                {move || pane.outcomes.get().into_iter().map(|outcome| view! { <li>{outcome.label()}</li> }).collect_view()}
-            </ol>
-            <h3 class="order-count">{move || format!("Orders stored: {}", pane.orders.get().len())}</h3>
-            <ul class="orders">{orders}</ul>
-        </section>
-    }
-}
+/// Names the backoff of `state::BACKOFF_MS`.
+const RETRIES_HINT: &str = "How many times the client tries again after a lost answer, a timeout or a 409. It waits 300 ms before the first retry and doubles the wait each time.";

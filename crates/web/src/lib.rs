@@ -1,8 +1,13 @@
-//! The lab's page. Components stay thin: the explaining is done by the
-//! `lab-client` crate, the HTTP by [`api`].
+//! The lab's page. Components stay thin: the client's behaviour, the
+//! grouping and the explaining are plain Rust in the `lab-client` crate;
+//! the HTTP is in [`api`].
 
 mod api;
 mod app;
+mod fields;
 mod lab_id;
+mod pane;
+mod runner;
+mod state;
 
 pub use app::App;

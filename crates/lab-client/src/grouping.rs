@@ -1,0 +1,181 @@
+//! Grouping a server's orders by the purchase they were meant to be, so a
+//! double charge stands out — even when each retry carried its own key.
+
+use std::collections::HashMap;
+
+use lab_wire::Order;
+
+use crate::{money, short_key};
+
+/// Which purchase (a press of "Place order") each key was sent for.
+#[derive(Debug, Clone, Default)]
+pub struct Purchases {
+    by_key: HashMap<String, u32>,
+    count: u32,
+}
+
+impl Purchases {
+    /// Starts a new purchase and returns its number, from 1.
+    pub fn start(&mut self) -> u32 {
+        self.count += 1;
+        self.count
+    }
+
+    /// Records that `key` was sent for `purchase`.
+    pub fn add_key(&mut self, purchase: u32, key: &str) {
+        self.by_key.insert(key.to_owned(), purchase);
+    }
+
+    /// The purchase `key` was sent for, if this page sent it.
+    pub fn purchase_of(&self, key: &str) -> Option<u32> {
+        self.by_key.get(key).copied()
+    }
+
+    /// Forgets every purchase (after a reset).
+    pub fn clear(&mut self) {
+        *self = Self::default();
+    }
+}
+
+/// The orders stored for one purchase (or, for orders this page did not
+/// send, for one key).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderGroup {
+    /// The purchase number, if this page made the purchase.
+    pub purchase: Option<u32>,
+    /// The keys of the orders, in order of first appearance.
+    pub keys: Vec<String>,
+    /// The orders, oldest first.
+    pub orders: Vec<Order>,
+}
+
+impl OrderGroup {
+    /// More than one order for one purchase: the customer paid more than once.
+    pub fn is_duplicate(&self) -> bool {
+        self.orders.len() > 1
+    }
+
+    /// What the customer paid: `charged 4.50`, or `charged 2 × 4.50 = 9.00`.
+    pub fn charged(&self) -> String {
+        let total: i64 = self.orders.iter().map(|order| order.amount_cents).sum();
+        let first = self.orders.first().map_or(0, |order| order.amount_cents);
+        let all_alike = self.orders.iter().all(|order| order.amount_cents == first);
+        match self.orders.len() {
+            0 => "charged nothing".to_owned(),
+            1 => format!("charged {}", money(total)),
+            n if all_alike => format!("charged {n} × {} = {}", money(first), money(total)),
+            _ => format!("charged {}", money(total)),
+        }
+    }
+
+    /// A title such as `Purchase 2 · key 3f2a9c1e` or `Key 3f2a9c1e`.
+    pub fn title(&self) -> String {
+        let keys: Vec<&str> = self.keys.iter().map(|key| short_key(key)).collect();
+        let noun = if keys.len() == 1 { "key" } else { "keys" };
+        match self.purchase {
+            Some(purchase) => format!("Purchase {purchase} · {noun} {}", keys.join(", ")),
+            None => format!("Key {}", keys.join(", ")),
+        }
+    }
+}
+
+/// Groups `orders` (oldest first) by purchase, in order of each group's first order.
+pub fn group_orders(orders: &[Order], purchases: &Purchases) -> Vec<OrderGroup> {
+    let mut groups: Vec<OrderGroup> = Vec::new();
+    for order in orders {
+        let purchase = purchases.purchase_of(&order.idempotency_key);
+        let existing = groups
+            .iter_mut()
+            .find(|group| match (purchase, group.purchase) {
+                (Some(wanted), Some(have)) => wanted == have,
+                (None, None) => group.keys.contains(&order.idempotency_key),
+                _ => false,
+            });
+        let group = match existing {
+            Some(group) => group,
+            None => {
+                groups.push(OrderGroup {
+                    purchase,
+                    keys: Vec::new(),
+                    orders: Vec::new(),
+                });
+                groups.last_mut().expect("just pushed")
+            }
+        };
+        if !group.keys.contains(&order.idempotency_key) {
+            group.keys.push(order.idempotency_key.clone());
+        }
+        group.orders.push(order.clone());
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{TimeZone, Utc};
+
+    use super::*;
+
+    fn order(key: &str, amount_cents: i64) -> Order {
+        Order {
+            id: uuid::Uuid::nil(),
+            item: "coffee".into(),
+            amount_cents,
+            idempotency_key: key.into(),
+            created_at: Utc.with_ymd_and_hms(2026, 12, 2, 10, 0, 0).unwrap(),
+        }
+    }
+
+    #[test]
+    fn two_orders_with_one_key_are_one_duplicated_purchase() {
+        let mut purchases = Purchases::default();
+        let first = purchases.start();
+        purchases.add_key(first, "k1");
+        let groups = group_orders(&[order("k1", 450), order("k1", 450)], &purchases);
+        assert_eq!(groups.len(), 1);
+        assert!(groups[0].is_duplicate());
+        assert_eq!(groups[0].charged(), "charged 2 × 4.50 = 9.00");
+        assert_eq!(groups[0].title(), "Purchase 1 · key k1");
+    }
+
+    #[test]
+    fn orders_with_different_keys_of_one_purchase_are_still_a_duplicate() {
+        let mut purchases = Purchases::default();
+        let first = purchases.start();
+        purchases.add_key(first, "attempt-1-key");
+        purchases.add_key(first, "attempt-2-key");
+        let groups = group_orders(
+            &[order("attempt-1-key", 450), order("attempt-2-key", 450)],
+            &purchases,
+        );
+        assert_eq!(groups.len(), 1, "{groups:?}");
+        assert!(groups[0].is_duplicate());
+        assert_eq!(groups[0].title(), "Purchase 1 · keys attempt-, attempt-");
+    }
+
+    #[test]
+    fn separate_purchases_and_unknown_keys_stay_apart() {
+        let mut purchases = Purchases::default();
+        let one = purchases.start();
+        purchases.add_key(one, "a");
+        let two = purchases.start();
+        purchases.add_key(two, "b");
+        let groups = group_orders(
+            &[
+                order("a", 450),
+                order("b", 300),
+                order("zzz", 100),
+                order("a", 450),
+            ],
+            &purchases,
+        );
+        assert_eq!(
+            groups.iter().map(|g| g.orders.len()).collect::<Vec<_>>(),
+            [2, 1, 1]
+        );
+        assert_eq!(groups[1].charged(), "charged 3.00");
+        assert_eq!(groups[2].purchase, None);
+        assert_eq!(groups[2].title(), "Key zzz");
+        assert!(!groups[2].is_duplicate());
+    }
+}

@@ -1,0 +1,271 @@
+//! How the client behaves: how many copies it sends, how long it waits,
+//! how often it retries and which key each attempt carries.
+
+use crate::Outcome;
+
+/// The most copies sent at once (browsers open about six connections per host).
+pub const MAX_COPIES: u8 = 6;
+/// The most retries after the first attempt.
+pub const MAX_RETRIES: u8 = 5;
+
+/// The client's behaviour for one press of "Place order".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientPolicy {
+    /// Copies of the request sent at once (1 = just one).
+    pub copies: u8,
+    /// Retries after the first attempt of each copy, 0–[`MAX_RETRIES`].
+    pub retries: u8,
+    /// How long the client waits for an answer, in ms; 0 waits as long as it takes.
+    pub timeout_ms: u32,
+    /// The pause before the first retry, in ms; it doubles before each further one.
+    pub backoff_ms: u32,
+    /// The anti-pattern: a fresh key on every attempt instead of one per purchase.
+    pub new_key_per_attempt: bool,
+    /// The server commits each copy's first attempt and then loses the answer.
+    pub drop_response: bool,
+    /// The server's processing time between checking the key and creating the order (`Lab-Delay-Ms`).
+    pub server_delay_ms: u32,
+}
+
+impl Default for ClientPolicy {
+    fn default() -> Self {
+        Self {
+            copies: 1,
+            retries: 2,
+            timeout_ms: 0,
+            backoff_ms: 300,
+            new_key_per_attempt: false,
+            drop_response: false,
+            server_delay_ms: 0,
+        }
+    }
+}
+
+/// One HTTP attempt to make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptPlan {
+    /// Which copy this attempt belongs to, from 1.
+    pub copy: u8,
+    /// Which attempt of that copy, from 1.
+    pub number: u8,
+    /// The `Idempotency-Key` it carries.
+    pub key: String,
+    /// Whether to ask the server to drop the answer.
+    pub drop_response: bool,
+    /// `Lab-Delay-Ms` to send.
+    pub server_delay_ms: u32,
+    /// How long to wait for the answer (0 = no limit).
+    pub timeout_ms: u32,
+}
+
+impl ClientPolicy {
+    /// The pause before attempt `number` (2 or more): the backoff, doubled per retry.
+    pub fn backoff_before(&self, number: u8) -> u32 {
+        let doublings = number.saturating_sub(2).min(8);
+        self.backoff_ms.saturating_mul(1 << doublings)
+    }
+
+    /// The same policy with every number inside the range the page offers.
+    pub fn clamped(mut self) -> Self {
+        self.copies = self.copies.clamp(1, MAX_COPIES);
+        self.retries = self.retries.min(MAX_RETRIES);
+        self.timeout_ms = self.timeout_ms.min(60_000);
+        self.backoff_ms = self.backoff_ms.min(10_000);
+        self.server_delay_ms = self
+            .server_delay_ms
+            .min(lab_wire::headers::MAX_DELAY_MS as u32);
+        self
+    }
+}
+
+/// Runs one copy's attempts: sends, and retries as the policy says, until an
+/// answer that needs no retry or until the retries run out. Returns the outcomes.
+///
+/// `send` makes one HTTP attempt; `sleep` waits; `fresh_key` makes a new key.
+/// Passing them in keeps this loop free of the browser, so it is tested natively.
+pub async fn run_copy<S, SF, W, WF>(
+    policy: &ClientPolicy,
+    copy: u8,
+    purchase_key: &str,
+    mut fresh_key: impl FnMut() -> String,
+    mut send: S,
+    mut sleep: W,
+) -> Vec<Outcome>
+where
+    S: FnMut(AttemptPlan) -> SF,
+    SF: Future<Output = Outcome>,
+    W: FnMut(u32) -> WF,
+    WF: Future<Output = ()>,
+{
+    let mut outcomes = Vec::new();
+    for number in 1..=policy.retries + 1 {
+        if number > 1 {
+            sleep(policy.backoff_before(number)).await;
+        }
+        let key = if policy.new_key_per_attempt {
+            fresh_key()
+        } else {
+            // The point of the lesson: one key per purchase, made before the
+            // first attempt and sent again on every retry.
+            purchase_key.to_owned()
+        };
+        let outcome = send(AttemptPlan {
+            copy,
+            number,
+            key,
+            drop_response: policy.drop_response && number == 1,
+            server_delay_ms: policy.server_delay_ms,
+            timeout_ms: policy.timeout_ms,
+        })
+        .await;
+        let retry = outcome.calls_for_retry();
+        outcomes.push(outcome);
+        if !retry {
+            break;
+        }
+    }
+    outcomes
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use futures::executor::block_on;
+
+    use super::*;
+
+    /// Runs a copy against scripted answers; returns the plans sent and the pauses taken.
+    fn run_scripted(
+        policy: &ClientPolicy,
+        answers: Vec<Outcome>,
+    ) -> (Vec<AttemptPlan>, Vec<u32>, Vec<Outcome>) {
+        let plans = RefCell::new(Vec::new());
+        let pauses = RefCell::new(Vec::new());
+        let answers = RefCell::new(answers.into_iter());
+        let counter = RefCell::new(0);
+        let outcomes = block_on(run_copy(
+            policy,
+            1,
+            "purchase-key",
+            || {
+                *counter.borrow_mut() += 1;
+                format!("fresh-{}", counter.borrow())
+            },
+            |plan| {
+                plans.borrow_mut().push(plan);
+                let answer = answers
+                    .borrow_mut()
+                    .next()
+                    .expect("no more scripted answers");
+                async move { answer }
+            },
+            |ms| {
+                pauses.borrow_mut().push(ms);
+                async {}
+            },
+        ));
+        (plans.into_inner(), pauses.into_inner(), outcomes)
+    }
+
+    #[test]
+    fn a_dropped_first_answer_is_retried_with_the_same_key_and_only_the_first_is_dropped() {
+        let policy = ClientPolicy {
+            drop_response: true,
+            ..ClientPolicy::default()
+        };
+        let (plans, pauses, outcomes) =
+            run_scripted(&policy, vec![Outcome::Dropped, Outcome::Replayed]);
+        assert_eq!(outcomes, vec![Outcome::Dropped, Outcome::Replayed]);
+        assert_eq!(
+            plans.iter().map(|p| p.key.as_str()).collect::<Vec<_>>(),
+            ["purchase-key", "purchase-key"]
+        );
+        assert_eq!(
+            plans.iter().map(|p| p.drop_response).collect::<Vec<_>>(),
+            [true, false]
+        );
+        assert_eq!(pauses, [300]);
+    }
+
+    #[test]
+    fn retries_stop_at_the_limit_and_the_backoff_doubles() {
+        let policy = ClientPolicy {
+            retries: 3,
+            backoff_ms: 100,
+            ..ClientPolicy::default()
+        };
+        let (plans, pauses, outcomes) = run_scripted(&policy, vec![Outcome::TimedOut; 4]);
+        assert_eq!(outcomes.len(), 4, "one attempt and three retries");
+        assert_eq!(plans.last().unwrap().number, 4);
+        assert_eq!(pauses, [100, 200, 400]);
+    }
+
+    #[test]
+    fn a_409_is_retried_until_the_replay_arrives() {
+        let policy = ClientPolicy {
+            retries: 3,
+            ..ClientPolicy::default()
+        };
+        let (_, _, outcomes) = run_scripted(
+            &policy,
+            vec![Outcome::TimedOut, Outcome::InProgress, Outcome::Replayed],
+        );
+        assert_eq!(
+            outcomes,
+            vec![Outcome::TimedOut, Outcome::InProgress, Outcome::Replayed]
+        );
+    }
+
+    #[test]
+    fn an_answer_is_not_retried_and_neither_is_a_refusal() {
+        let policy = ClientPolicy {
+            retries: 5,
+            ..ClientPolicy::default()
+        };
+        assert_eq!(run_scripted(&policy, vec![Outcome::Created]).2.len(), 1);
+        let refused = Outcome::Rejected {
+            status: 422,
+            title: String::new(),
+        };
+        assert_eq!(run_scripted(&policy, vec![refused]).2.len(), 1);
+    }
+
+    #[test]
+    fn a_new_key_per_attempt_gives_every_attempt_its_own_key() {
+        let policy = ClientPolicy {
+            new_key_per_attempt: true,
+            drop_response: true,
+            ..ClientPolicy::default()
+        };
+        let (plans, _, _) = run_scripted(&policy, vec![Outcome::Dropped, Outcome::Created]);
+        assert_eq!(
+            plans.iter().map(|p| p.key.as_str()).collect::<Vec<_>>(),
+            ["fresh-1", "fresh-2"]
+        );
+    }
+
+    #[test]
+    fn out_of_range_settings_are_pulled_back_into_range() {
+        let policy = ClientPolicy {
+            copies: 40,
+            retries: 9,
+            server_delay_ms: 99_999,
+            ..ClientPolicy::default()
+        }
+        .clamped();
+        assert_eq!(
+            (policy.copies, policy.retries, policy.server_delay_ms),
+            (6, 5, 10_000)
+        );
+        assert_eq!(
+            ClientPolicy {
+                copies: 0,
+                ..ClientPolicy::default()
+            }
+            .clamped()
+            .copies,
+            1
+        );
+    }
+}

@@ -1,0 +1,115 @@
+//! One-click scenarios: the first four rows of the teaching matrix.
+
+use crate::ClientPolicy;
+
+/// A scenario: how the client behaves, and what to look for.
+#[derive(Debug, Clone)]
+pub struct Preset {
+    /// The button's text.
+    pub name: &'static str,
+    /// The client behaviour it sets.
+    pub policy: ClientPolicy,
+    /// What happens and what to notice, in plain words.
+    pub explanation: &'static str,
+}
+
+/// The four scenarios, in teaching order.
+pub const PRESETS: [Preset; 4] = [
+    Preset {
+        name: "Dropped response",
+        policy: ClientPolicy {
+            copies: 1,
+            retries: 2,
+            timeout_ms: 0,
+            backoff_ms: 300,
+            new_key_per_attempt: false,
+            drop_response: true,
+            server_delay_ms: 0,
+        },
+        explanation: "The server creates the order, but its answer is lost on the way back. The client cannot \
+            tell \"failed\" from \"worked, but I never heard\", so it retries, with the same key. Notice: both \
+            servers recognise the key and replay the first answer: one order each. A key turns a blind retry \
+            into a safe one.",
+    },
+    Preset {
+        name: "Concurrent sends",
+        policy: ClientPolicy {
+            copies: 3,
+            retries: 0,
+            timeout_ms: 0,
+            backoff_ms: 300,
+            new_key_per_attempt: false,
+            drop_response: false,
+            server_delay_ms: 300,
+        },
+        explanation: "Three copies with one key arrive together, like a double click or parallel retries, and \
+            the server takes 300 ms per order. Notice: on Naive every copy looked for the key before any \
+            had saved it, so each created an order. On Safe the database let exactly one copy save the key; \
+            the others were told 409. Only the database's unique constraint closes this race.",
+    },
+    Preset {
+        name: "Slow response + client timeout",
+        policy: ClientPolicy {
+            copies: 1,
+            retries: 3,
+            timeout_ms: 500,
+            backoff_ms: 300,
+            new_key_per_attempt: false,
+            drop_response: false,
+            server_delay_ms: 1200,
+        },
+        explanation: "The server needs 1.2 s, the client gives up after 0.5 s and retries while the first \
+            request is still running. Notice: Naive has no saved answer yet, so the retry creates a second \
+            order. Safe answers 409 (\"still working, try again\") and replays the order once it is done. A \
+            timeout is concurrency in disguise.",
+    },
+    Preset {
+        name: "New key per attempt",
+        policy: ClientPolicy {
+            copies: 1,
+            retries: 2,
+            timeout_ms: 0,
+            backoff_ms: 300,
+            new_key_per_attempt: true,
+            drop_response: true,
+            server_delay_ms: 0,
+        },
+        explanation: "The answer is lost again, but this client makes a new key for every attempt. Notice: \
+            both servers see two unrelated requests and create two orders, the safe one too. The key must \
+            be made once per purchase, before the first attempt, and sent again on every retry.",
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_is_within_the_ranges_the_page_offers() {
+        for preset in &PRESETS {
+            assert_eq!(
+                preset.policy.clone().clamped(),
+                preset.policy,
+                "{}",
+                preset.name
+            );
+        }
+    }
+
+    #[test]
+    fn the_timeout_preset_gives_up_before_the_server_is_done_and_retries_after() {
+        let policy = &PRESETS[2].policy;
+        assert!(policy.timeout_ms < policy.server_delay_ms);
+        // Even if every retry is answered at once (409), the last one must
+        // start after the first request has finished, or it could never see
+        // the stored answer.
+        let pauses: u32 = (2..=policy.retries + 1)
+            .map(|number| policy.backoff_before(number))
+            .sum();
+        let earliest_last_start = policy.timeout_ms + pauses;
+        assert!(
+            earliest_last_start > policy.server_delay_ms,
+            "last retry at {earliest_last_start} ms"
+        );
+    }
+}

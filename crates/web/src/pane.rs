@@ -1,0 +1,122 @@
+//! One server's pane: the verdict, the attempts on a shared time axis, and
+//! the stored orders grouped by purchase.
+
+use lab_client::{AttemptRecord, Purchases, group_orders, money, short_key};
+use leptos::prelude::*;
+
+use crate::state::Pane;
+
+/// One server's pane.
+#[component]
+pub fn PaneView(
+    pane: Pane,
+    how: &'static str,
+    purchases: StoredValue<Purchases>,
+    #[prop(into)] span_ms: Signal<f64>,
+    #[prop(into)] now_ms: Signal<f64>,
+) -> impl IntoView {
+    let heading_id = format!("pane-{}", pane.title.to_lowercase());
+    let labelled_by = heading_id.clone();
+    let attempts = move || {
+        let span = span_ms.get();
+        let now = now_ms.get();
+        pane.attempts
+            .get()
+            .into_iter()
+            .map(|record| attempt_row(record, span, now))
+            .collect_view()
+    };
+    let groups = move || {
+        let orders = pane.orders.get();
+        let groups = purchases.with_value(|p| group_orders(&orders, p));
+        groups
+            .into_iter()
+            .map(|group| {
+                let duplicate = group.is_duplicate();
+                let count = group.orders.len();
+                let summary = format!(
+                    "{} — {} {}, {}",
+                    group.title(),
+                    count,
+                    if count == 1 { "order" } else { "orders" },
+                    group.charged()
+                );
+                let orders = group
+                    .orders
+                    .into_iter()
+                    .map(|order| {
+                        view! {
+                            <li>
+                                {format!(
+                                    "{} · {} · key {} · {}",
+                                    order.item,
+                                    money(order.amount_cents),
+                                    short_key(&order.idempotency_key),
+                                    order.created_at.format("%H:%M:%S%.3f UTC"),
+                                )}
+                            </li>
+                        }
+                    })
+                    .collect_view();
+                view! {
+                    <li class="group" class:duplicate=duplicate>
+                        {duplicate.then_some(view! { <strong class="flag">"⚠ duplicate purchase: "</strong> })}
+                        <span>{summary}</span>
+                        <ul class="orders">{orders}</ul>
+                    </li>
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <section class="pane" aria-labelledby=labelled_by>
+            <h2 id=heading_id>{pane.title}</h2>
+            <p class="how">{how}</p>
+            <p class="verdict" aria-live="polite">{move || pane.verdict.get()}</p>
+            {move || pane.error.get().map(|error| view! { <p class="error" role="alert">{error}</p> })}
+            <h3>"Attempts"</h3>
+            <ol class="timeline">{attempts}</ol>
+            <h3 class="order-count">{move || format!("Orders stored: {}", pane.orders.get().len())}</h3>
+            <ul class="groups">{groups}</ul>
+        </section>
+    }
+}
+
+fn attempt_row(record: AttemptRecord, span_ms: f64, now_ms: f64) -> impl IntoView {
+    let (left, width) = record.bar(span_ms, now_ms);
+    let (label, meaning, kind) = match &record.outcome {
+        Some(outcome) => (outcome.label(), outcome.meaning(), outcome_kind(outcome)),
+        None => ("waiting…".to_owned(), "no answer yet", "waiting"),
+    };
+    let text = format!(
+        "Copy {} · attempt {} · key {} · {} · ",
+        record.copy,
+        record.number,
+        short_key(&record.key),
+        record.time_range()
+    );
+    view! {
+        <li class="attempt" data-outcome=kind>
+            <span class="attempt-text">
+                {text} <strong class="outcome">{label}</strong> <span class="meaning">{format!(" ({meaning})")}</span>
+            </span>
+            <span class="track" aria-hidden="true">
+                <span class="bar" style:left=format!("{left:.2}%") style:width=format!("{width:.2}%")></span>
+            </span>
+        </li>
+    }
+}
+
+/// A CSS-friendly name for an outcome; the bar's pattern and colour come from it.
+fn outcome_kind(outcome: &lab_client::Outcome) -> &'static str {
+    use lab_client::Outcome::*;
+    match outcome {
+        Created => "created",
+        Replayed => "replayed",
+        InProgress => "in-progress",
+        Rejected { .. } => "rejected",
+        Dropped => "dropped",
+        TimedOut => "timed-out",
+        NetworkError(_) => "network-error",
+    }
+}

@@ -1,0 +1,145 @@
+//! One press of "Place order": the same client behaviour against both
+//! servers at once, every attempt recorded as it starts and ends.
+
+use futures::future::{join, join_all};
+use gloo_timers::future::TimeoutFuture;
+use lab_client::verdict::RunFacts;
+use lab_client::{AttemptPlan, AttemptRecord, ClientPolicy, Outcome, Purchases, verdict};
+use lab_wire::{LabId, NewOrder};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::api;
+use crate::lab_id::new_key;
+use crate::state::Pane;
+
+/// Milliseconds on the page's clock.
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|window| window.performance())
+        .map_or(0.0, |performance| performance.now())
+}
+
+/// Everything one run needs, shared by both panes.
+#[derive(Clone)]
+pub struct RunContext {
+    pub lab: LabId,
+    pub order: NewOrder,
+    pub policy: ClientPolicy,
+    pub purchases: StoredValue<Purchases>,
+    pub started_at: f64,
+    pub status: RwSignal<String>,
+}
+
+/// Runs the purchase against both panes' servers; resolves when all is done.
+pub async fn run_purchase(context: RunContext, panes: [Pane; 2]) {
+    let purchase = context
+        .purchases
+        .try_update_value(|p| p.start())
+        .unwrap_or(0);
+    // One key for this purchase, made before the first attempt.
+    let purchase_key = new_key();
+    context
+        .purchases
+        .update_value(|p| p.add_key(purchase, &purchase_key));
+    for pane in panes {
+        pane.forget_run();
+    }
+    let [first, second] = panes;
+    // Both servers at once; the first pane's copies are started first.
+    join(
+        run_on_pane(&context, first, purchase, &purchase_key),
+        run_on_pane(&context, second, purchase, &purchase_key),
+    )
+    .await;
+    wait_for_abandoned_attempts(&context, &panes).await;
+    for pane in panes {
+        pane.refresh(&context.lab).await;
+        let orders = pane.orders.with_untracked(|orders| {
+            context.purchases.with_value(|p| {
+                orders
+                    .iter()
+                    .filter(|order| p.purchase_of(&order.idempotency_key) == Some(purchase))
+                    .count()
+            })
+        });
+        let attempts = pane.attempts.get_untracked();
+        pane.verdict.set(Some(verdict(&RunFacts {
+            policy: &context.policy,
+            attempts: &attempts,
+            orders,
+            amount_cents: context.order.amount_cents,
+        })));
+    }
+}
+
+/// A client that timed out has hung up, but the server is still working on
+/// that attempt and may yet create an order. Wait until it must be done, so
+/// the orders and the verdict include what it did.
+async fn wait_for_abandoned_attempts(context: &RunContext, panes: &[Pane; 2]) {
+    let delay = f64::from(context.policy.server_delay_ms);
+    let last_done = panes
+        .iter()
+        .flat_map(|pane| pane.attempts.get_untracked())
+        .filter(|attempt| attempt.outcome == Some(Outcome::TimedOut))
+        .map(|attempt| attempt.started_ms + delay)
+        .fold(0.0, f64::max);
+    // A little extra for the server to write the order after its pause.
+    let wait = last_done + 300.0 - (now_ms() - context.started_at);
+    if last_done > 0.0 && wait > 0.0 {
+        context.status.set(
+            "The client has given up on some attempts, but the server is still working on them: \
+             waiting to see what they do…"
+                .to_owned(),
+        );
+        TimeoutFuture::new(wait as u32).await;
+    }
+}
+
+async fn run_on_pane(context: &RunContext, pane: Pane, purchase: u32, purchase_key: &str) {
+    let copies = (1..=context.policy.copies).map(|copy| {
+        lab_client::run_copy(
+            &context.policy,
+            copy,
+            purchase_key,
+            move || {
+                let key = new_key();
+                context
+                    .purchases
+                    .update_value(|p| p.add_key(purchase, &key));
+                key
+            },
+            move |plan| attempt(context, pane, plan),
+            TimeoutFuture::new,
+        )
+    });
+    join_all(copies).await;
+}
+
+/// One HTTP attempt, recorded on the pane's timeline as it starts and ends.
+async fn attempt(context: &RunContext, pane: Pane, plan: AttemptPlan) -> Outcome {
+    let started_ms = now_ms() - context.started_at;
+    let index = pane.attempts.try_update(|attempts| {
+        attempts.push(AttemptRecord {
+            copy: plan.copy,
+            number: plan.number,
+            key: plan.key.clone(),
+            started_ms,
+            ended_ms: None,
+            outcome: None,
+        });
+        attempts.len() - 1
+    });
+    let outcome = api::place_order(pane.server, &context.lab, &plan, &context.order).await;
+    let ended_ms = now_ms() - context.started_at;
+    pane.attempts.update(|attempts| {
+        if let Some(record) = index.and_then(|i| attempts.get_mut(i)) {
+            record.ended_ms = Some(ended_ms);
+            record.outcome = Some(outcome.clone());
+        }
+    });
+    // Show new orders as they appear, without holding up the client.
+    let lab = context.lab.clone();
+    spawn_local(async move { pane.refresh(&lab).await });
+    outcome
+}

@@ -1,0 +1,116 @@
+//! The page's state: the client controls and what each pane shows.
+
+use lab_client::{AttemptRecord, ClientPolicy};
+use lab_wire::Order;
+use leptos::prelude::*;
+
+use crate::api::{self, Server};
+
+/// The client controls, one signal per form control.
+#[derive(Clone, Copy)]
+pub struct Controls {
+    pub drop_response: RwSignal<bool>,
+    pub concurrent: RwSignal<bool>,
+    pub copies: RwSignal<u32>,
+    pub server_delay_ms: RwSignal<u32>,
+    pub timeout_ms: RwSignal<u32>,
+    pub retries: RwSignal<u32>,
+    pub new_key_per_attempt: RwSignal<bool>,
+    pub item: RwSignal<String>,
+    pub amount: RwSignal<String>,
+}
+
+/// The pause before the first retry; it doubles before each further one.
+/// (The Retries hint in `app.rs` says 300 ms.)
+pub const BACKOFF_MS: u32 = 300;
+
+impl Controls {
+    pub fn new() -> Self {
+        Self {
+            drop_response: RwSignal::new(false),
+            concurrent: RwSignal::new(false),
+            copies: RwSignal::new(3),
+            server_delay_ms: RwSignal::new(300),
+            timeout_ms: RwSignal::new(0),
+            retries: RwSignal::new(2),
+            new_key_per_attempt: RwSignal::new(false),
+            item: RwSignal::new("coffee".to_owned()),
+            amount: RwSignal::new("4.50".to_owned()),
+        }
+    }
+
+    /// The client behaviour the controls describe now.
+    pub fn policy(&self) -> ClientPolicy {
+        let narrow = |value: u32| u8::try_from(value).unwrap_or(u8::MAX);
+        ClientPolicy {
+            copies: if self.concurrent.get_untracked() {
+                narrow(self.copies.get_untracked())
+            } else {
+                1
+            },
+            retries: narrow(self.retries.get_untracked()),
+            timeout_ms: self.timeout_ms.get_untracked(),
+            backoff_ms: BACKOFF_MS,
+            new_key_per_attempt: self.new_key_per_attempt.get_untracked(),
+            drop_response: self.drop_response.get_untracked(),
+            server_delay_ms: self.server_delay_ms.get_untracked(),
+        }
+        .clamped()
+    }
+
+    /// Sets every control to show `policy`.
+    pub fn show(&self, policy: &ClientPolicy) {
+        self.concurrent.set(policy.copies > 1);
+        if policy.copies > 1 {
+            self.copies.set(u32::from(policy.copies));
+        }
+        self.retries.set(u32::from(policy.retries));
+        self.timeout_ms.set(policy.timeout_ms);
+        self.new_key_per_attempt.set(policy.new_key_per_attempt);
+        self.drop_response.set(policy.drop_response);
+        self.server_delay_ms.set(policy.server_delay_ms);
+    }
+}
+
+/// What one server's pane shows.
+#[derive(Clone, Copy)]
+pub struct Pane {
+    pub server: Server,
+    pub title: &'static str,
+    pub attempts: RwSignal<Vec<AttemptRecord>>,
+    pub orders: RwSignal<Vec<Order>>,
+    pub verdict: RwSignal<Option<String>>,
+    pub error: RwSignal<Option<String>>,
+}
+
+impl Pane {
+    pub fn new(server: Server, title: &'static str) -> Self {
+        Self {
+            server,
+            title,
+            attempts: RwSignal::new(Vec::new()),
+            orders: RwSignal::new(Vec::new()),
+            verdict: RwSignal::new(None),
+            error: RwSignal::new(None),
+        }
+    }
+
+    /// Reloads the orders from the server.
+    pub async fn refresh(self, lab: &lab_wire::LabId) {
+        match api::list_orders(self.server, lab).await {
+            Ok(orders) => {
+                self.orders.set(orders);
+                self.error.set(None);
+            }
+            Err(error) => self
+                .error
+                .set(Some(format!("Could not load the orders: {error}"))),
+        }
+    }
+
+    /// Forgets the last run.
+    pub fn forget_run(self) {
+        self.attempts.set(Vec::new());
+        self.verdict.set(None);
+    }
+}
