@@ -460,3 +460,65 @@ async fn learners_in_different_labs_do_not_see_each_others_orders_and_reset_clea
         eventually(async || Some(bob.orders_stored("Naive").await).filter(|n| *n == 2)).await;
     assert_eq!(teacher_sees, Some(2), "Alice's link opens Alice's lab");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_works_from_the_keyboard_alone() {
+    let (_, learner) = open_lab().await;
+    let field = |label: &'static str| {
+        let browser = learner.browser.clone();
+        async move {
+            let label_element = browser
+                .find(Locator::XPath(&format!(
+                    "//label[normalize-space()='{label}']"
+                )))
+                .await
+                .unwrap_or_else(|error| panic!("a label {label:?}: {error}"));
+            let id = label_element
+                .attr("for")
+                .await
+                .unwrap()
+                .expect("the label names its control");
+            browser
+                .find(Locator::Id(&id))
+                .await
+                .expect("the labelled control")
+        }
+    };
+
+    // Space toggles a focused checkbox; Enter in a text field submits the form.
+    field("Send concurrently")
+        .await
+        .send_keys(" ")
+        .await
+        .expect("press space");
+    assert!(
+        field("Send concurrently")
+            .await
+            .is_selected()
+            .await
+            .unwrap()
+    );
+    let item = field("Item").await;
+    item.clear().await.expect("clear the item");
+    item.send_keys("tea\u{E007}")
+        .await
+        .expect("type and press Enter");
+    let status = learner
+        .browser
+        .find(Locator::Css("[role=status]"))
+        .await
+        .unwrap();
+    eventually(async || status.text().await.ok().filter(|t| t.starts_with("Done")))
+        .await
+        .expect("Enter placed the order");
+
+    assert_eq!(learner.orders_stored("Safe").await, 1);
+    assert!(
+        learner.orders_stored("Naive").await > 1,
+        "the box ticked by keyboard sent copies"
+    );
+    assert!(
+        learner.pane_text("Safe").await.contains("tea · 4.50"),
+        "the typed item was ordered"
+    );
+}
