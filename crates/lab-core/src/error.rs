@@ -46,6 +46,11 @@ pub enum LabError {
     /// Well-formed JSON that is not a valid order.
     #[error("the order is not valid: {0}")]
     InvalidOrder(String),
+    /// The key was first used for a request with a different body.
+    #[error(
+        "this Idempotency-Key was already used for a different request (another body); a key belongs to one request: make a new key for a new order"
+    )]
+    KeyReused,
     /// An earlier request with the same key is still being processed.
     #[error(
         "a request with this Idempotency-Key is still being processed; retry after it finishes to get its response"
@@ -101,7 +106,7 @@ impl LabError {
             | Self::MalformedJson(_) => StatusCode::BAD_REQUEST,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::InvalidOrder(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::InvalidOrder(_) | Self::KeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             Self::KeyInFlight => StatusCode::CONFLICT,
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -128,6 +133,10 @@ impl LabError {
             Self::UnreadableBody(_) => ("unreadable-body", "Request body could not be read"),
             Self::MalformedJson(_) => ("malformed-json", "Malformed JSON"),
             Self::InvalidOrder(_) => ("invalid-order", "Invalid order"),
+            Self::KeyReused => (
+                "idempotency-key-reused",
+                "Idempotency-Key reused for a different request",
+            ),
             Self::KeyInFlight => ("request-in-progress", "Request with this key in progress"),
             Self::NotFound => ("not-found", "Not found"),
             Self::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),

@@ -48,6 +48,18 @@ pub struct OrderRequest {
     pub controls: DemoControls,
 }
 
+impl OrderRequest {
+    /// A fingerprint of what is asked: a SHA-256 of the method, the path and
+    /// the order in canonical JSON (field order, spacing and unknown fields
+    /// do not count), so a key reused for a different order can be told apart.
+    pub fn fingerprint(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let canonical = serde_json::to_string(&self.order).expect("an order always serialises");
+        let digest = Sha256::digest(format!("POST /orders\n{canonical}"));
+        digest.iter().map(|byte| format!("{byte:02x}")).collect()
+    }
+}
+
 impl DemoControls {
     /// Waits for the requested race window, if any.
     pub async fn pause(&self) {
@@ -286,6 +298,23 @@ mod tests {
             key_from_headers(&twice),
             Err(LabError::RepeatedHeader("Idempotency-Key"))
         ));
+    }
+
+    #[test]
+    fn the_fingerprint_ignores_spacing_and_field_order_but_not_values() {
+        let request = |body: &[u8]| OrderRequest {
+            lab: LabId::default(),
+            key: IdempotencyKey::try_from("k").unwrap(),
+            order: parse_order(body).unwrap(),
+            controls: DemoControls::default(),
+        };
+        let a = request(br#"{"item":"tea","amount_cents":450}"#).fingerprint();
+        let b =
+            request(br#"{ "amount_cents": 450, "item": "tea", "note": "ignored" }"#).fingerprint();
+        let c = request(br#"{"item":"tea","amount_cents":451}"#).fingerprint();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(a.len(), 64);
     }
 
     #[test]

@@ -18,6 +18,7 @@ pub async fn create_order(
 }
 
 async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabError> {
+    let fingerprint = request.fingerprint();
     let OrderRequest {
         lab,
         key,
@@ -28,8 +29,8 @@ async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabError
     // Step 1: claim the key. Of any number of requests racing here, the
     // UNIQUE constraint lets exactly one insert succeed; every other one gets
     // a unique violation. No `if` of ours decides this, so no timing can fool it.
-    if store::claim_key(&db, &lab, &key).await? == Claim::AlreadyClaimed {
-        return answer_duplicate(&db, &lab, &key).await;
+    if store::claim_key(&db, &lab, &key, &fingerprint).await? == Claim::AlreadyClaimed {
+        return answer_duplicate(&db, &lab, &key, &fingerprint).await;
     }
 
     // The same race window as the naive server's: harmless here, since
@@ -62,11 +63,18 @@ async fn answer_duplicate(
     db: &Db,
     lab: &LabId,
     key: &IdempotencyKey,
+    fingerprint: &str,
 ) -> Result<Response, LabError> {
-    match store::key_state(db, lab, key).await? {
-        KeyState::Answered(stored) => Ok(stored.replay()),
+    let state = store::key_state(db, lab, key).await?;
+    // A key names one request: replaying its answer to a different request
+    // would tell the client that its different order went through.
+    if state.claimed_by_another_request(fingerprint) {
+        return Err(LabError::KeyReused);
+    }
+    match state {
+        KeyState::Answered { stored, .. } => Ok(stored.replay()),
         // Still running, or released a moment ago after a failure: either
         // way the client should retry shortly with the same key.
-        KeyState::InFlight | KeyState::Absent => Err(LabError::KeyInFlight),
+        KeyState::InFlight { .. } | KeyState::Absent => Err(LabError::KeyInFlight),
     }
 }

@@ -20,19 +20,53 @@ pub enum KeyState {
     /// No row: never claimed, or released after a failure.
     Absent,
     /// Claimed, and the request that claimed it has not answered yet.
-    InFlight,
+    InFlight {
+        /// The fingerprint of the request that claimed it.
+        fingerprint: Option<String>,
+    },
     /// Claimed and answered: this is the answer to replay.
-    Answered(StoredResponse),
+    Answered {
+        /// The fingerprint of the request that claimed it.
+        fingerprint: Option<String>,
+        /// Its answer.
+        stored: StoredResponse,
+    },
+}
+
+impl KeyState {
+    /// Whether the key was claimed by a request other than the one with `fingerprint`.
+    pub fn claimed_by_another_request(&self, fingerprint: &str) -> bool {
+        match self {
+            Self::Absent => false,
+            Self::InFlight {
+                fingerprint: claimed,
+            }
+            | Self::Answered {
+                fingerprint: claimed,
+                ..
+            } => claimed
+                .as_deref()
+                .is_some_and(|claimed| claimed != fingerprint),
+        }
+    }
 }
 
 /// Inserts the key with no response yet; a duplicate is refused by the
 /// `safe_idempotency_keys_one_claim` constraint.
-pub async fn claim_key(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Result<Claim> {
+pub async fn claim_key(
+    db: &Db,
+    lab: &LabId,
+    key: &IdempotencyKey,
+    fingerprint: &str,
+) -> sqlx::Result<Claim> {
     let inserted = with_pool!(db, |pool| {
-        sqlx::query("INSERT INTO safe_idempotency_keys (lab_id, idempotency_key, created_at) VALUES ($1, $2, $3)")
-            .bind(lab.as_str())
-            .bind(key.as_str())
-            .bind(Utc::now())
+        sqlx::query("INSERT INTO safe_idempotency_keys (lab_id, idempotency_key, request_fingerprint, created_at) \
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(lab.as_str())
+        .bind(key.as_str())
+        .bind(fingerprint)
+        .bind(Utc::now())
             .execute(pool)
             .await
             .map(|_| ())
@@ -49,9 +83,9 @@ pub async fn claim_key(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Resu
 
 /// The state of `key`.
 pub async fn key_state(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Result<KeyState> {
-    let row: Option<(Option<i32>, Option<String>)> = with_pool!(db, |pool| {
+    let row: Option<(Option<i32>, Option<String>, Option<String>)> = with_pool!(db, |pool| {
         sqlx::query_as(
-            "SELECT status_code, response_body FROM safe_idempotency_keys \
+            "SELECT status_code, response_body, request_fingerprint FROM safe_idempotency_keys \
              WHERE lab_id = $1 AND idempotency_key = $2",
         )
         .bind(lab.as_str())
@@ -61,11 +95,14 @@ pub async fn key_state(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Resu
     });
     Ok(match row {
         None => KeyState::Absent,
-        Some((Some(status), Some(body))) => KeyState::Answered(StoredResponse {
-            status: status as u16,
-            body,
-        }),
-        Some(_) => KeyState::InFlight,
+        Some((Some(status), Some(body), fingerprint)) => KeyState::Answered {
+            fingerprint,
+            stored: StoredResponse {
+                status: status as u16,
+                body,
+            },
+        },
+        Some((_, _, fingerprint)) => KeyState::InFlight { fingerprint },
     })
 }
 

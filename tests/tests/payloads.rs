@@ -1,0 +1,124 @@
+//! A key belongs to one request: the same key with a different body.
+
+use lab_e2e::client::{COFFEE, send};
+use lab_e2e::{Attempt, Backend, new_key, on_both_backends, spawn_server};
+use lab_wire::headers::LAB_DELAY_MS;
+use naive_server::NaiveServer;
+use safe_server::SafeServer;
+
+const TEA: &str = r#"{"item":"tea","amount_cents":300}"#;
+
+on_both_backends!(
+    the_safe_server_refuses_a_key_reused_for_a_different_order_with_422,
+    the_safe_server_refuses_a_different_order_even_while_the_first_is_in_flight,
+    the_naive_server_silently_replays_the_first_order_for_a_different_body,
+    the_same_order_with_other_spacing_and_field_order_is_still_a_replay_on_the_safe_server,
+);
+
+async fn the_safe_server_refuses_a_key_reused_for_a_different_order_with_422(backend: Backend) {
+    let server = spawn_server::<SafeServer>(backend).await;
+    let key = new_key();
+
+    let coffee = server.place(&key).await;
+    let tea = send(server.order_request(Some(&key), TEA)).await;
+
+    assert_eq!(coffee.status(), 201);
+    match &tea {
+        Attempt::Answered {
+            status: 422,
+            content_type,
+            body,
+            ..
+        } => {
+            assert_eq!(content_type, "application/problem+json");
+            assert_eq!(body["type"], "/problems/idempotency-key-reused");
+        }
+        other => panic!("expected 422: {other:?}"),
+    }
+    assert_eq!(
+        server.orders().await,
+        vec![coffee.order()],
+        "nothing new was stored"
+    );
+}
+
+async fn the_safe_server_refuses_a_different_order_even_while_the_first_is_in_flight(
+    backend: Backend,
+) {
+    let server = spawn_server::<SafeServer>(backend).await;
+    let key = new_key();
+
+    let first = tokio::spawn({
+        let server = server.clone();
+        let key = key.clone();
+        async move {
+            send(
+                server
+                    .order_request(Some(&key), COFFEE)
+                    .header(LAB_DELAY_MS, "2000"),
+            )
+            .await
+        }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    let tea = send(server.order_request(Some(&key), TEA)).await;
+    assert_eq!(
+        tea.status(),
+        422,
+        "not 409: waiting would not help a different order: {tea:?}"
+    );
+
+    assert_eq!(first.await.unwrap().status(), 201);
+    assert_eq!(server.orders().await.len(), 1);
+}
+
+async fn the_naive_server_silently_replays_the_first_order_for_a_different_body(backend: Backend) {
+    let server = spawn_server::<NaiveServer>(backend).await;
+    let key = new_key();
+
+    let coffee = server.place(&key).await;
+    let tea = send(server.order_request(Some(&key), TEA)).await;
+
+    assert!(
+        matches!(
+            tea,
+            Attempt::Answered {
+                status: 201,
+                replayed: true,
+                ..
+            }
+        ),
+        "{tea:?}"
+    );
+    assert_eq!(
+        tea.order().item,
+        "coffee",
+        "the client asked for tea and was told about coffee"
+    );
+    assert_eq!(tea.order(), coffee.order());
+}
+
+async fn the_same_order_with_other_spacing_and_field_order_is_still_a_replay_on_the_safe_server(
+    backend: Backend,
+) {
+    let server = spawn_server::<SafeServer>(backend).await;
+    let key = new_key();
+
+    let first = server.place(&key).await;
+    let again =
+        send(server.order_request(Some(&key), r#"{ "amount_cents": 450, "item": "coffee" }"#))
+            .await;
+
+    assert!(
+        matches!(
+            again,
+            Attempt::Answered {
+                status: 201,
+                replayed: true,
+                ..
+            }
+        ),
+        "{again:?}"
+    );
+    assert_eq!(again.order(), first.order());
+}
