@@ -1,6 +1,8 @@
 //! The launcher: one address serving the naive server under `/api/naive`,
 //! the safe server under `/api/safe`, and the built web page at `/`.
 
+pub mod cli;
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,155 @@
+//! The `idempotency-lab` command line: run the lab (the default), probe an
+//! endpoint, or benchmark the servers.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::{Application, Settings};
+
+/// Idempotency Lab: a naive and a safe order server side by side, a page that
+/// sends both the same retried, dropped and concurrent requests, and tools to
+/// check any API against the same failures.
+#[derive(Parser)]
+#[command(version, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// With no command, the lab runs with these settings.
+    #[command(flatten)]
+    settings: Settings,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the lab: both servers and the page (what happens with no command)
+    Serve(Settings),
+    /// Try the failure scenarios against any POST endpoint that takes an Idempotency-Key
+    #[command(after_help = PROBE_AFTER_HELP)]
+    Probe(ProbeArgs),
+}
+
+const PROBE_AFTER_HELP: &str = "\
+Scenarios: sequential retry, missing key, retry after a dropped connection,
+concurrent copies of one key, the same key with a different body, and key
+formats (empty, 256 characters, non-ASCII).
+
+Exit status: 0 when every scenario went as expected (or could not be tried),
+1 when at least one did not, 2 when the probe could not run at all.
+
+Example, against the lab's own servers:
+  idempotency-lab probe --url http://127.0.0.1:8080/api/naive/orders --race-delay-ms 200";
+
+#[derive(Args)]
+struct ProbeArgs {
+    /// The POST endpoint, e.g. http://127.0.0.1:8080/api/safe/orders
+    #[arg(long)]
+    url: reqwest::Url,
+    /// An extra header for every request, as 'Name: value' (repeat for more)
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    headers: Vec<String>,
+    /// A JSON body the endpoint accepts
+    #[arg(long, default_value = r#"{"item":"coffee","amount_cents":450}"#)]
+    body: String,
+    /// A different JSON body it also accepts (default: the body with its first number changed)
+    #[arg(long)]
+    other_body: Option<String>,
+    /// How many copies of one key the concurrency scenario sends at once
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(2..=64))]
+    copies: u16,
+    /// Sent as Lab-Delay-Ms with the concurrent copies: widens the lab's race window (other APIs ignore it)
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=10_000))]
+    race_delay_ms: u64,
+    /// The response field that names the created resource
+    #[arg(long, default_value = "id")]
+    id_field: String,
+    /// How long one request may take, in seconds
+    #[arg(long, default_value_t = 15)]
+    timeout_secs: u64,
+    /// Print a JSON report instead of the table
+    #[arg(long)]
+    json: bool,
+}
+
+impl Cli {
+    /// Runs what the command line asks for.
+    pub async fn run(self) -> ExitCode {
+        match self.command {
+            None => serve(self.settings).await,
+            Some(Command::Serve(settings)) => serve(settings).await,
+            Some(Command::Probe(args)) => probe(args).await,
+        }
+    }
+}
+
+async fn serve(settings: Settings) -> ExitCode {
+    lab_core::standalone::init_logging();
+    let application = match Application::build(&settings).await {
+        Ok(application) => application,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let addr = application.local_addr();
+    println!(
+        "Idempotency Lab is running (storage: {}).",
+        application.backend_name()
+    );
+    println!("  Open http://{addr}/ in a browser.");
+    println!("  APIs: http://{addr}/api/naive/orders and http://{addr}/api/safe/orders");
+    println!("Press Ctrl-C to stop.");
+    application.run().await;
+    println!("Stopped.");
+    ExitCode::SUCCESS
+}
+
+async fn probe(args: ProbeArgs) -> ExitCode {
+    let cannot_run = |message: String| {
+        eprintln!("error: {message}");
+        ExitCode::from(2)
+    };
+    let parse_json = |what: &str, text: &str| {
+        serde_json::from_str::<serde_json::Value>(text)
+            .map_err(|error| format!("{what} is not JSON: {error}"))
+    };
+    let mut config = probe::ProbeConfig::new(args.url);
+    config.body = match parse_json("--body", &args.body) {
+        Ok(body) => body,
+        Err(message) => return cannot_run(message),
+    };
+    config.other_body = match args
+        .other_body
+        .as_deref()
+        .map(|text| parse_json("--other-body", text))
+        .transpose()
+    {
+        Ok(other) => other,
+        Err(message) => return cannot_run(message),
+    };
+    for header in &args.headers {
+        match probe::parse_header(header) {
+            Ok(pair) => config.headers.push(pair),
+            Err(error) => return cannot_run(error.to_string()),
+        }
+    }
+    config.copies = usize::from(args.copies);
+    config.race_delay_ms = args.race_delay_ms;
+    config.id_field = args.id_field;
+    config.timeout = Duration::from_secs(args.timeout_secs.max(1));
+
+    let report = match probe::run(&config).await {
+        Ok(report) => report,
+        Err(error) => return cannot_run(error.to_string()),
+    };
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).expect("a report always serialises")
+        );
+    } else {
+        print!("{}", report.to_table());
+    }
+    ExitCode::from(report.exit_code() as u8)
+}

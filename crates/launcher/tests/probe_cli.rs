@@ -1,0 +1,181 @@
+//! `idempotency-lab probe` run as a program against real servers.
+
+use std::process::Output;
+
+use lab_e2e::{Backend, spawn_server};
+use naive_server::NaiveServer;
+use probe::{Report, Verdict};
+use safe_server::SafeServer;
+
+/// Runs the real binary with `args` (off the async runtime, since it blocks).
+async fn idempotency_lab(args: Vec<String>) -> Output {
+    tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_idempotency-lab"))
+            .args(args)
+            .output()
+            .expect("the binary runs")
+    })
+    .await
+    .expect("the blocking task finishes")
+}
+
+fn probe_args(url: &str, lab: &str, extra: &[&str]) -> Vec<String> {
+    let mut args = vec!["probe", "--url", url, "--header", &format!("Lab-Id: {lab}")]
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    args.extend(["--race-delay-ms", "200"].map(str::to_owned));
+    args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+    args
+}
+
+/// The table's rows as (result, scenario), read back from its text.
+fn table_rows(table: &str, report: &Report) -> Vec<(String, String)> {
+    report
+        .scenarios
+        .iter()
+        .map(|scenario| {
+            let line = table
+                .lines()
+                .find(|line| {
+                    line.split("  ")
+                        .map(str::trim)
+                        .any(|cell| cell == scenario.scenario)
+                })
+                .unwrap_or_else(|| {
+                    panic!("the table has a row for {:?}:\n{table}", scenario.scenario)
+                });
+            (
+                line.split_whitespace().next().unwrap().to_owned(),
+                scenario.scenario.clone(),
+            )
+        })
+        .collect()
+}
+
+fn label(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Pass => "pass",
+        Verdict::Fail => "FAIL",
+        Verdict::NotApplicable => "n/a",
+    }
+}
+
+async fn probe_both_ways(url: &str, lab: &str) -> (Output, String, Report) {
+    let table = idempotency_lab(probe_args(url, lab, &[])).await;
+    let json = idempotency_lab(probe_args(url, lab, &["--json"])).await;
+    let report: Report = serde_json::from_slice(&json.stdout).expect("--json prints a report");
+    assert_eq!(
+        json.status.code(),
+        table.status.code(),
+        "the same exit status either way"
+    );
+    let text = String::from_utf8(table.stdout.clone()).unwrap();
+    (table, text, report)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_probe_reports_the_race_and_the_silent_replay_of_the_naive_server() {
+    let server = spawn_server::<NaiveServer>(Backend::Sqlite).await;
+
+    let (output, table, report) = probe_both_ways(&server.orders_url, &server.lab).await;
+
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "a failed scenario makes the exit status 1:\n{table}"
+    );
+    let race = report
+        .scenarios
+        .iter()
+        .find(|s| s.scenario == "8 concurrent copies")
+        .expect("a race scenario");
+    assert_eq!(race.verdict, Verdict::Fail, "{race:?}");
+    assert!(
+        race.observed.contains("check-then-insert race"),
+        "says why: {race:?}"
+    );
+    let reuse = report
+        .scenarios
+        .iter()
+        .find(|s| s.scenario == "same key, different body")
+        .unwrap();
+    assert_eq!(reuse.verdict, Verdict::Fail);
+    let sequential = report
+        .scenarios
+        .iter()
+        .find(|s| s.scenario == "sequential retry")
+        .unwrap();
+    assert_eq!(
+        sequential.verdict,
+        Verdict::Pass,
+        "sequential retries are what the naive server does handle"
+    );
+    for (result, scenario) in table_rows(&table, &report) {
+        let json = report
+            .scenarios
+            .iter()
+            .find(|s| s.scenario == scenario)
+            .unwrap();
+        assert_eq!(
+            result,
+            label(json.verdict),
+            "table and JSON agree on {scenario:?}"
+        );
+    }
+    assert!(table.contains("FAIL    8 concurrent copies"), "{table}");
+}
+
+async fn every_scenario_passes_against_the_safe_server(backend: Backend) {
+    let server = spawn_server::<SafeServer>(backend).await;
+
+    let (output, table, report) = probe_both_ways(&server.orders_url, &server.lab).await;
+
+    assert_eq!(output.status.code(), Some(0), "{table}");
+    assert_eq!(report.scenarios.len(), 8);
+    assert!(
+        report.scenarios.iter().all(|s| s.verdict == Verdict::Pass),
+        "{table}"
+    );
+    assert_eq!((report.passed, report.failed), (8, 0));
+    for (result, _) in table_rows(&table, &report) {
+        assert_eq!(result, "pass");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_scenario_passes_against_the_safe_server_on_sqlite() {
+    every_scenario_passes_against_the_safe_server(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_scenario_passes_against_the_safe_server_on_postgres() {
+    every_scenario_passes_against_the_safe_server(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn a_probe_that_cannot_run_exits_with_2_and_says_why() {
+    let unreachable = idempotency_lab(probe_args("http://127.0.0.1:9/orders", "x", &[])).await;
+    assert_eq!(unreachable.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&unreachable.stderr).contains("did not accept an ordinary request")
+    );
+
+    let bad_header = idempotency_lab(probe_args(
+        "http://127.0.0.1:9/orders",
+        "x",
+        &["--header", "nonsense"],
+    ))
+    .await;
+    assert_eq!(bad_header.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_header.stderr).contains("invalid header"));
+
+    let bad_body = idempotency_lab(probe_args(
+        "http://127.0.0.1:9/orders",
+        "x",
+        &["--body", "{oops"],
+    ))
+    .await;
+    assert_eq!(bad_body.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_body.stderr).contains("--body is not JSON"));
+}

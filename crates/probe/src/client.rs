@@ -1,0 +1,221 @@
+//! The probe's side of the conversation: ordinary requests, retries that
+//! honour `409` + `Retry-After`, and a request whose connection the probe
+//! closes right after sending it.
+
+use std::time::Duration;
+
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use tokio::io::AsyncWriteExt;
+
+use crate::{ProbeConfig, ProbeError};
+
+/// What one request got back.
+#[derive(Debug, Clone)]
+pub enum Answer {
+    /// A response.
+    Response {
+        /// Its status.
+        status: u16,
+        /// Whether it said `Idempotent-Replayed: true`.
+        replayed: bool,
+        /// The created resource's id (or the whole body if it has no id field).
+        resource: Option<String>,
+    },
+    /// No response: the connection failed or timed out.
+    Failed(String),
+}
+
+impl Answer {
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Self::Response { status, .. } => Some(*status),
+            Self::Failed(_) => None,
+        }
+    }
+
+    pub fn is_success(&self) -> bool {
+        self.status()
+            .is_some_and(|status| (200..300).contains(&status))
+    }
+
+    pub fn resource(&self) -> Option<&str> {
+        match self {
+            Self::Response { resource, .. } if self.is_success() => resource.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// `201`, `201 (replayed)`, `409`, or `no response (…)`.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Response {
+                status,
+                replayed: true,
+                ..
+            } => format!("{status} (replayed)"),
+            Self::Response { status, .. } => status.to_string(),
+            Self::Failed(error) => format!("no response ({error})"),
+        }
+    }
+}
+
+/// How the key header is sent.
+pub enum Key<'a> {
+    /// No `Idempotency-Key` header at all.
+    Missing,
+    /// This value, as raw bytes (so non-ASCII keys can be tried).
+    Value(&'a str),
+}
+
+pub struct Client {
+    http: reqwest::Client,
+    url: reqwest::Url,
+    headers: HeaderMap,
+    id_field: String,
+}
+
+impl Client {
+    pub fn new(config: &ProbeConfig) -> Result<Self, ProbeError> {
+        let mut headers = HeaderMap::new();
+        for (name, value) in &config.headers {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| ProbeError::InvalidHeader(name.clone()))?;
+            let value = HeaderValue::from_str(value)
+                .map_err(|_| ProbeError::InvalidHeader(value.clone()))?;
+            headers.append(name, value);
+        }
+        let http = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .build()
+            .map_err(|error| ProbeError::Client(error.to_string()))?;
+        Ok(Self {
+            http,
+            url: config.url.clone(),
+            headers,
+            id_field: config.id_field.clone(),
+        })
+    }
+
+    /// Sends one POST with `key` and `body`, plus `extra` headers.
+    pub async fn post(
+        &self,
+        key: Key<'_>,
+        body: &serde_json::Value,
+        extra: &[(&str, String)],
+    ) -> Answer {
+        let mut request = self
+            .http
+            .post(self.url.clone())
+            .headers(self.headers.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .body(body.to_string());
+        if let Key::Value(key) = key {
+            match HeaderValue::from_bytes(key.as_bytes()) {
+                Ok(value) => request = request.header("idempotency-key", value),
+                Err(_) => return Answer::Failed("the key cannot be sent as a header".to_owned()),
+            }
+        }
+        for (name, value) in extra {
+            request = request.header(*name, value);
+        }
+        match request.send().await {
+            Ok(response) => {
+                let status = response.status().as_u16();
+                let replayed = response
+                    .headers()
+                    .get("idempotent-replayed")
+                    .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"true"));
+                let text = response.text().await.unwrap_or_default();
+                Answer::Response {
+                    status,
+                    replayed,
+                    resource: self.resource_of(&text),
+                }
+            }
+            Err(error) => Answer::Failed(short_error(&error)),
+        }
+    }
+
+    /// Sends until the answer is neither a `409` nor a failed connection
+    /// (at most six tries), waiting as `Retry-After` asks or backing off.
+    pub async fn post_until_settled(&self, key: &str, body: &serde_json::Value) -> Answer {
+        let mut answer = self.post(Key::Value(key), body, &[]).await;
+        for attempt in 0..5u32 {
+            let retry = matches!(answer, Answer::Failed(_)) || answer.status() == Some(409);
+            if !retry {
+                break;
+            }
+            tokio::time::sleep(
+                Duration::from_millis(250 * 2u64.pow(attempt)).min(Duration::from_secs(2)),
+            )
+            .await;
+            answer = self.post(Key::Value(key), body, &[]).await;
+        }
+        answer
+    }
+
+    /// Writes a whole POST over a new connection and closes it without
+    /// reading the answer, as a client whose network dropped would.
+    /// Only plain `http://` URLs can be probed this way.
+    pub async fn post_and_hang_up(
+        &self,
+        key: &str,
+        body: &serde_json::Value,
+    ) -> Result<(), String> {
+        if self.url.scheme() != "http" {
+            return Err("only plain http:// endpoints can be probed this way".to_owned());
+        }
+        let host = self.url.host_str().ok_or("the URL has no host")?;
+        let port = self.url.port_or_known_default().unwrap_or(80);
+        let mut path = self.url.path().to_owned();
+        if let Some(query) = self.url.query() {
+            path = format!("{path}?{query}");
+        }
+        let body = body.to_string();
+        let mut head = format!(
+            "POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nIdempotency-Key: {key}\r\n",
+            body.len()
+        );
+        for (name, value) in &self.headers {
+            head.push_str(&format!(
+                "{}: {}\r\n",
+                name,
+                value.to_str().unwrap_or_default()
+            ));
+        }
+        head.push_str("Connection: close\r\n\r\n");
+        let mut stream = tokio::net::TcpStream::connect((host, port))
+            .await
+            .map_err(|error| error.to_string())?;
+        stream
+            .write_all(head.as_bytes())
+            .await
+            .map_err(|error| error.to_string())?;
+        stream
+            .write_all(body.as_bytes())
+            .await
+            .map_err(|error| error.to_string())?;
+        stream.flush().await.map_err(|error| error.to_string())?;
+        drop(stream);
+        Ok(())
+    }
+
+    fn resource_of(&self, body: &str) -> Option<String> {
+        let json: serde_json::Value = serde_json::from_str(body).ok()?;
+        match json.get(&self.id_field) {
+            Some(serde_json::Value::String(id)) => Some(id.clone()),
+            Some(other) => Some(other.to_string()),
+            None => Some(body.to_owned()),
+        }
+    }
+}
+
+fn short_error(error: &reqwest::Error) -> String {
+    if error.is_timeout() {
+        "timed out".to_owned()
+    } else if error.is_connect() {
+        "connection refused or unreachable".to_owned()
+    } else {
+        "connection closed without a response".to_owned()
+    }
+}
