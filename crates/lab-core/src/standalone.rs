@@ -4,17 +4,28 @@
 use std::net::SocketAddr;
 
 use axum::Router;
+use axum::response::Response;
 use tokio::net::TcpListener;
 
-use crate::{Db, LabError, StorageArgs, serve};
+use crate::{Db, LabError, OrderRequest, OrderTables, StorageArgs, serve};
 
 /// One order server, as the launcher and the standalone binaries see it.
 pub trait OrderServer {
     /// A short name for messages, e.g. `naive`.
     const NAME: &'static str;
 
+    /// The server's orders table SQL.
+    const ORDER_TABLES: &'static OrderTables;
+
     /// The server's routes over `db`.
     fn router(db: Db) -> Router;
+
+    /// The server's `POST /orders` flow without HTTP around it: the same SQL
+    /// statements in the same order (the benchmark's baseline calls this).
+    fn place_order(
+        db: Db,
+        request: OrderRequest,
+    ) -> impl Future<Output = Result<Response, LabError>> + Send;
 
     /// Creates or updates the server's tables.
     fn migrate(db: &Db) -> impl Future<Output = Result<(), LabError>> + Send;

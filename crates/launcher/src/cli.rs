@@ -28,6 +28,58 @@ enum Command {
     /// Try the failure scenarios against any POST endpoint that takes an Idempotency-Key
     #[command(after_help = PROBE_AFTER_HELP)]
     Probe(ProbeArgs),
+    /// Measure both servers under load on SQLite and PostgreSQL, next to a no-HTTP baseline
+    #[command(after_help = BENCH_AFTER_HELP)]
+    Bench(BenchArgs),
+}
+
+const BENCH_AFTER_HELP: &str = "\
+Each cell sends its requests from N workers at once ('in flight') to one
+target: the naive or safe server over HTTP, or the same flow called directly
+(naive-sql, safe-sql: the same SQL statements, no HTTP). Two workloads: unique
+keys (the cost of the check on every request) and duplicate-heavy (each key
+sent --copies times at once). After each cell the orders are counted, so
+double charges show up next to the speed. Everything runs in this one process
+on loopback, so compare ratios rather than absolute numbers.
+
+Exit status: 0 when the run finished (goals met or not), 2 when it could not run.";
+
+#[derive(Args)]
+struct BenchArgs {
+    /// A run of a few seconds: 80 requests per cell, 1 and 4 in flight (what the tests use)
+    #[arg(long)]
+    quick: bool,
+    /// Storages to measure, comma-separated
+    #[arg(long, value_delimiter = ',', default_value = "sqlite,postgres")]
+    storage: Vec<StorageName>,
+    /// The PostgreSQL database for the postgres cells (its tables are created if missing)
+    #[arg(
+        long,
+        env = "BENCH_DATABASE_URL",
+        default_value = "postgres://postgres@127.0.0.1:5432/postgres"
+    )]
+    postgres_url: String,
+    /// Requests in flight, comma-separated, one cell per level [default: 1,4,16; quick: 1,4]
+    #[arg(long, value_delimiter = ',')]
+    concurrency: Option<Vec<usize>>,
+    /// Requests per cell [default: 2000; quick: 80]
+    #[arg(long)]
+    requests: Option<usize>,
+    /// Copies of each key sent at once in the duplicate-heavy workload
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(2..=64))]
+    copies: u16,
+    /// Also write the results and goals as JSON to this file
+    #[arg(long, value_name = "FILE")]
+    json: Option<std::path::PathBuf>,
+    /// Also write the results as CSV to this file
+    #[arg(long, value_name = "FILE")]
+    csv: Option<std::path::PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum StorageName {
+    Sqlite,
+    Postgres,
 }
 
 const PROBE_AFTER_HELP: &str = "\
@@ -79,6 +131,7 @@ impl Cli {
             None => serve(self.settings).await,
             Some(Command::Serve(settings)) => serve(settings).await,
             Some(Command::Probe(args)) => probe(args).await,
+            Some(Command::Bench(args)) => bench(args).await,
         }
     }
 }
@@ -152,4 +205,116 @@ async fn probe(args: ProbeArgs) -> ExitCode {
         print!("{}", report.to_table());
     }
     ExitCode::from(report.exit_code() as u8)
+}
+
+async fn bench(args: BenchArgs) -> ExitCode {
+    let storages = args
+        .storage
+        .iter()
+        .map(|name| match name {
+            StorageName::Sqlite => bench::Storage::Sqlite,
+            StorageName::Postgres => bench::Storage::Postgres(args.postgres_url.clone()),
+        })
+        .collect();
+    let mut config = if args.quick {
+        bench::BenchConfig::quick(storages)
+    } else {
+        bench::BenchConfig::full(storages)
+    };
+    if let Some(levels) = args.concurrency {
+        config.concurrency = levels
+            .into_iter()
+            .map(|level| level.clamp(1, 256))
+            .collect();
+    }
+    if let Some(requests) = args.requests {
+        config.requests = requests.clamp(1, 1_000_000);
+    }
+    config.copies = usize::from(args.copies);
+
+    let mut progress = Progress::new();
+    let results = match bench::run(&config, |done, total, what| {
+        progress.show(done, total, what)
+    })
+    .await
+    {
+        Ok(results) => results,
+        Err(error) => {
+            progress.finish();
+            eprintln!("error: {error}");
+            eprintln!("(without PostgreSQL, run with --storage sqlite)");
+            return ExitCode::from(2);
+        }
+    };
+    progress.finish();
+    let goals = bench::evaluate_goals(&results);
+    println!("{}", bench::to_table(&results));
+    println!("Goals:");
+    for goal in &goals {
+        println!("- {}: {} ({})", goal.goal, goal.status, goal.detail);
+    }
+    let mut written = true;
+    if let Some(path) = &args.json {
+        let json = serde_json::json!({ "results": results, "goals": goals });
+        written &= write_file(
+            path,
+            &serde_json::to_string_pretty(&json).expect("results serialise"),
+        );
+    }
+    if let Some(path) = &args.csv {
+        written &= write_file(path, &bench::to_csv(&results));
+    }
+    if written {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn write_file(path: &std::path::Path, text: &str) -> bool {
+    match std::fs::write(path, text) {
+        Ok(()) => {
+            eprintln!("wrote {}", path.display());
+            true
+        }
+        Err(error) => {
+            eprintln!("error: cannot write {}: {error}", path.display());
+            false
+        }
+    }
+}
+
+/// A progress bar on a terminal; one line per step otherwise (logs, CI).
+struct Progress {
+    terminal: bool,
+}
+
+impl Progress {
+    fn new() -> Self {
+        use std::io::IsTerminal;
+        Self {
+            terminal: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn show(&mut self, done: usize, total: usize, what: &str) {
+        let width = 30;
+        let filled = (done * width).checked_div(total).unwrap_or(width);
+        let bar = format!(
+            "[{}{}] {done}/{total}",
+            "#".repeat(filled),
+            " ".repeat(width - filled)
+        );
+        if self.terminal {
+            eprint!("\r\x1b[2K{bar} {what}");
+        } else {
+            eprintln!("{bar} {what}");
+        }
+    }
+
+    fn finish(&mut self) {
+        if self.terminal {
+            eprintln!();
+        }
+    }
 }

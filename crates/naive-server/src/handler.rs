@@ -16,7 +16,8 @@ pub async fn create_order(
     run_order_flow(state, request, place_order).await
 }
 
-async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabError> {
+/// The flow itself, run to the end by [`create_order`] even if the client leaves.
+pub async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabError> {
     let OrderRequest {
         lab,
         key,

@@ -6,7 +6,8 @@
 //! its SQL in [`store`]; compare them with the safe server's.
 
 use axum::Router;
-use lab_core::{Db, LabError, OrderServer, ServerState, order_routes};
+use axum::response::Response;
+use lab_core::{Db, LabError, OrderRequest, OrderServer, OrderTables, ServerState, order_routes};
 
 pub mod handler;
 pub mod store;
@@ -16,6 +17,7 @@ pub struct NaiveServer;
 
 impl OrderServer for NaiveServer {
     const NAME: &'static str = "naive";
+    const ORDER_TABLES: &'static OrderTables = &store::ORDER_TABLES;
 
     /// `POST /orders` through [`handler::create_order`]; `GET` and `DELETE` as every server.
     fn router(db: Db) -> Router {
@@ -26,6 +28,13 @@ impl OrderServer for NaiveServer {
             },
             handler::create_order,
         )
+    }
+
+    fn place_order(
+        db: Db,
+        request: OrderRequest,
+    ) -> impl Future<Output = Result<Response, LabError>> + Send {
+        handler::place_order(db, request)
     }
 
     /// Creates or updates the naive server's tables.

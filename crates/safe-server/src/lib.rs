@@ -8,7 +8,8 @@
 //! [`handler`], its SQL in [`store`]; compare them with the naive server's.
 
 use axum::Router;
-use lab_core::{Db, LabError, OrderServer, ServerState, order_routes};
+use axum::response::Response;
+use lab_core::{Db, LabError, OrderRequest, OrderServer, OrderTables, ServerState, order_routes};
 
 pub mod handler;
 pub mod store;
@@ -18,6 +19,7 @@ pub struct SafeServer;
 
 impl OrderServer for SafeServer {
     const NAME: &'static str = "safe";
+    const ORDER_TABLES: &'static OrderTables = &store::ORDER_TABLES;
 
     /// `POST /orders` through [`handler::create_order`]; `GET` and `DELETE` as every server.
     fn router(db: Db) -> Router {
@@ -28,6 +30,13 @@ impl OrderServer for SafeServer {
             },
             handler::create_order,
         )
+    }
+
+    fn place_order(
+        db: Db,
+        request: OrderRequest,
+    ) -> impl Future<Output = Result<Response, LabError>> + Send {
+        handler::place_order(db, request)
     }
 
     /// Creates or updates the safe server's tables.

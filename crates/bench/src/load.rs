@@ -1,0 +1,281 @@
+//! Starting the servers and driving traffic at them.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use lab_core::{Db, DemoControls, LabError, OrderRequest, OrderServer};
+use lab_wire::{IdempotencyKey, LabId, NewOrder};
+use naive_server::NaiveServer;
+use safe_server::SafeServer;
+use tokio::task::JoinHandle;
+
+use crate::{BenchError, CellResult, Latencies, REQUEST_TIMEOUT, Storage, Target, Workload};
+
+const BODY: &str = r#"{"item":"coffee","amount_cents":450}"#;
+
+/// Both servers, running over one storage.
+pub struct Bench {
+    storage: &'static str,
+    db: Db,
+    http: reqwest::Client,
+    naive_url: String,
+    safe_url: String,
+    servers: Vec<JoinHandle<()>>,
+    sqlite_file: Option<PathBuf>,
+}
+
+/// What one worker measured.
+struct Sample {
+    took: Duration,
+    status: u16,
+}
+
+impl Bench {
+    /// Opens the storage, applies both servers' migrations and starts them on loopback.
+    pub async fn start(storage: &Storage) -> Result<Self, BenchError> {
+        let name = storage.name();
+        let (url, sqlite_file) = match storage {
+            Storage::Sqlite => {
+                let file = std::env::temp_dir()
+                    .join(format!("idempotency-lab-bench-{}.db", uuid::Uuid::new_v4()));
+                (format!("sqlite://{}", file.display()), Some(file))
+            }
+            Storage::Postgres(url) => (url.clone(), None),
+        };
+        let prepare = async {
+            let db = Db::connect(&url).await?;
+            NaiveServer::migrate(&db).await?;
+            SafeServer::migrate(&db).await?;
+            Ok::<_, LabError>(db)
+        };
+        let db = prepare.await.map_err(|source| BenchError::Storage {
+            storage: name,
+            source,
+        })?;
+        let (naive_url, naive) = spawn::<NaiveServer>(&db).await?;
+        let (safe_url, safe) = spawn::<SafeServer>(&db).await?;
+        let http = reqwest::Client::builder()
+            .timeout(REQUEST_TIMEOUT)
+            .pool_max_idle_per_host(64)
+            .build()
+            .map_err(|error| BenchError::Serve(error.to_string()))?;
+        Ok(Self {
+            storage: name,
+            db,
+            http,
+            naive_url,
+            safe_url,
+            servers: vec![naive, safe],
+            sqlite_file,
+        })
+    }
+
+    /// Stops the servers and removes what the run stored.
+    pub async fn finish(self) {
+        for server in &self.servers {
+            server.abort();
+        }
+        self.db.close().await;
+        if let Some(file) = &self.sqlite_file {
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+            }
+        }
+    }
+
+    /// Measures one cell, then counts and deletes the orders it left.
+    pub async fn measure(
+        &self,
+        target: Target,
+        workload: Workload,
+        concurrency: usize,
+        requests: usize,
+    ) -> Result<CellResult, BenchError> {
+        let lab = LabId::try_from(format!("bench-{}", uuid::Uuid::new_v4().simple()).as_str())
+            .expect("a uuid makes a valid lab id");
+        let copies = match workload {
+            Workload::UniqueKeys => 1,
+            Workload::Duplicates { copies } => copies.max(1),
+        };
+        // Consecutive requests share a key, so with enough workers in
+        // flight the copies of one key really are sent at the same time.
+        let keys: Arc<Vec<String>> = Arc::new(
+            (0..requests.div_ceil(copies))
+                .map(|_| uuid::Uuid::new_v4().to_string())
+                .collect(),
+        );
+        let next = Arc::new(AtomicUsize::new(0));
+
+        let started = Instant::now();
+        let workers: Vec<JoinHandle<Vec<Sample>>> = (0..concurrency.max(1))
+            .map(|_| {
+                let sender = Sender {
+                    target,
+                    lab: lab.clone(),
+                    http: self.http.clone(),
+                    db: self.db.clone(),
+                    url: self.url(target),
+                };
+                let keys = keys.clone();
+                let next = next.clone();
+                tokio::spawn(async move {
+                    let mut samples = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        if index >= requests {
+                            return samples;
+                        }
+                        let began = Instant::now();
+                        let status = sender.send(&keys[index / copies]).await;
+                        samples.push(Sample {
+                            took: began.elapsed(),
+                            status,
+                        });
+                    }
+                })
+            })
+            .collect();
+        let mut samples = Vec::with_capacity(requests);
+        for worker in workers {
+            samples.extend(
+                worker
+                    .await
+                    .map_err(|error| BenchError::Serve(error.to_string()))?,
+            );
+        }
+        let elapsed = started.elapsed();
+
+        let (orders, distinct) = self.count_and_clear(target, &lab).await?;
+        let mut took: Vec<Duration> = samples.iter().map(|s| s.took).collect();
+        Ok(CellResult {
+            storage: self.storage,
+            target: target.name(),
+            workload: workload.name(),
+            concurrency,
+            requests: samples.len(),
+            requests_per_second: samples.len() as f64 / elapsed.as_secs_f64().max(1e-9),
+            latency_ms: Latencies::of(&mut took),
+            created_or_replayed: samples.iter().filter(|s| s.status == 201).count(),
+            conflicts: samples.iter().filter(|s| s.status == 409).count(),
+            errors: samples
+                .iter()
+                .filter(|s| s.status != 201 && s.status != 409)
+                .count(),
+            keys: keys.len(),
+            orders,
+            duplicates: orders - distinct,
+        })
+    }
+
+    fn url(&self, target: Target) -> String {
+        match target {
+            Target::Naive | Target::NaiveSql => self.naive_url.clone(),
+            Target::Safe | Target::SafeSql => self.safe_url.clone(),
+        }
+    }
+
+    /// Orders stored in `lab` and their distinct keys; then deletes the lab.
+    async fn count_and_clear(
+        &self,
+        target: Target,
+        lab: &LabId,
+    ) -> Result<(usize, usize), BenchError> {
+        let tables = match target {
+            Target::Naive | Target::NaiveSql => NaiveServer::ORDER_TABLES,
+            Target::Safe | Target::SafeSql => SafeServer::ORDER_TABLES,
+        };
+        let orders = tables
+            .list_orders(&self.db, lab)
+            .await
+            .map_err(LabError::from)?;
+        let distinct: std::collections::HashSet<&str> =
+            orders.iter().map(|o| o.idempotency_key.as_str()).collect();
+        let counts = (orders.len(), distinct.len());
+        tables
+            .delete_lab(&self.db, lab)
+            .await
+            .map_err(LabError::from)?;
+        Ok(counts)
+    }
+}
+
+/// One worker's way of placing an order: over HTTP, or by calling the flow.
+struct Sender {
+    target: Target,
+    lab: LabId,
+    http: reqwest::Client,
+    db: Db,
+    url: String,
+}
+
+impl Sender {
+    /// Places the order with `key`; returns the status (0 when nothing came back).
+    async fn send(&self, key: &str) -> u16 {
+        match self.target {
+            Target::Naive | Target::Safe => self.over_http(key).await,
+            Target::NaiveSql => {
+                answer_status(NaiveServer::place_order(self.db.clone(), self.request(key)).await)
+            }
+            Target::SafeSql => {
+                answer_status(SafeServer::place_order(self.db.clone(), self.request(key)).await)
+            }
+        }
+    }
+
+    async fn over_http(&self, key: &str) -> u16 {
+        let response = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("idempotency-key", key)
+            .header("lab-id", self.lab.as_str())
+            .body(BODY)
+            .send()
+            .await;
+        match response {
+            Ok(response) => {
+                let status = response.status().as_u16();
+                // Read the body, as a real client would, so the connection is reused.
+                let _ = response.bytes().await;
+                status
+            }
+            Err(_) => 0,
+        }
+    }
+
+    fn request(&self, key: &str) -> OrderRequest {
+        OrderRequest {
+            lab: self.lab.clone(),
+            key: IdempotencyKey::try_from(key).expect("a uuid is a valid key"),
+            order: NewOrder {
+                item: "coffee".to_owned(),
+                amount_cents: 450,
+            },
+            controls: DemoControls::default(),
+        }
+    }
+}
+
+fn answer_status(answer: Result<axum::response::Response, LabError>) -> u16 {
+    match answer {
+        Ok(response) => response.status().as_u16(),
+        Err(error) => error.status().as_u16(),
+    }
+}
+
+async fn spawn<S: OrderServer>(db: &Db) -> Result<(String, JoinHandle<()>), BenchError> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|error| BenchError::Serve(error.to_string()))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|error| BenchError::Serve(error.to_string()))?;
+    let server = tokio::spawn(lab_core::serve(
+        listener,
+        S::router(db.clone()),
+        std::future::pending(),
+    ));
+    Ok((format!("http://{addr}/orders"), server))
+}
