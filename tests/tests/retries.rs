@@ -188,7 +188,7 @@ async fn labs_are_isolated_from_each_other<S: OrderServer>(backend: Backend) {
 async fn a_failed_order_releases_its_key_on_the_safe_server_so_the_retry_succeeds() {
     let (server, db) =
         lab_e2e::client::spawn_server_with_db::<safe_server::SafeServer>(Backend::Sqlite).await;
-    let lab_core::Db::Sqlite(pool) = &db else {
+    let lab_core::Db::Sqlite { writer: pool, .. } = &db else {
         unreachable!("asked for SQLite")
     };
     let key = new_key();

@@ -100,6 +100,9 @@ pub struct BenchConfig {
     pub requests: usize,
     /// Copies per key in the duplicate-heavy workload.
     pub copies: usize,
+    /// Times each cell is measured; the round with the median throughput is
+    /// reported, so one slow moment of a shared machine does not decide.
+    pub rounds: usize,
 }
 
 /// One cell of the results: one target, storage, workload and concurrency.
@@ -160,6 +163,7 @@ impl BenchConfig {
             concurrency: vec![1, 4],
             requests: 80,
             copies: 4,
+            rounds: 1,
         }
     }
 
@@ -170,6 +174,7 @@ impl BenchConfig {
             concurrency: vec![1, 4, 16],
             requests: 2000,
             copies: 4,
+            rounds: 3,
         }
     }
 
@@ -183,45 +188,58 @@ impl BenchConfig {
         ]
     }
 
-    /// How many cells the run has.
-    pub fn cells(&self) -> usize {
-        self.storages.len() * 2 * self.concurrency.len() * Target::ALL.len()
+    /// How many measurements the run makes.
+    pub fn measurements(&self) -> usize {
+        self.storages.len() * 2 * self.concurrency.len() * Target::ALL.len() * self.rounds.max(1)
     }
 }
 
-/// Runs every cell; `progress(done, total, what)` is called before each.
+/// Runs every cell; `progress(done, total, what)` is called before each measurement.
 pub async fn run(
     config: &BenchConfig,
     mut progress: impl FnMut(usize, usize, &str),
 ) -> Result<Vec<CellResult>, BenchError> {
-    let total = config.cells();
-    let mut results = Vec::with_capacity(total);
+    let total = config.measurements();
+    let mut done = 0;
+    let mut results = Vec::new();
     for storage in &config.storages {
         let bench = load::Bench::start(storage).await?;
         for workload in config.workloads() {
             for &concurrency in &config.concurrency {
-                // The targets of one cell run back to back, so a slow moment
-                // of the shared machine hits them alike.
-                for target in Target::ALL {
-                    let what = format!(
-                        "{} on {}, {}, {concurrency} in flight",
-                        target.name(),
-                        storage.name(),
-                        workload.name()
-                    );
-                    progress(results.len(), total, &what);
-                    results.push(
-                        bench
-                            .measure(target, workload, concurrency, config.requests)
-                            .await?,
-                    );
+                let mut rounds: Vec<Vec<CellResult>> = vec![Vec::new(); Target::ALL.len()];
+                for round in 1..=config.rounds.max(1) {
+                    // The targets run back to back within a round, so a slow
+                    // moment of the shared machine hits them alike.
+                    for (index, target) in Target::ALL.into_iter().enumerate() {
+                        let what = format!(
+                            "{} on {}, {}, {concurrency} in flight, round {round}",
+                            target.name(),
+                            storage.name(),
+                            workload.name()
+                        );
+                        progress(done, total, &what);
+                        rounds[index].push(
+                            bench
+                                .measure(target, workload, concurrency, config.requests)
+                                .await?,
+                        );
+                        done += 1;
+                    }
                 }
+                results.extend(rounds.into_iter().map(median_round));
             }
         }
         bench.finish().await;
     }
     progress(total, total, "done");
     Ok(results)
+}
+
+/// The round with the median throughput.
+fn median_round(mut rounds: Vec<CellResult>) -> CellResult {
+    rounds.sort_by(|a, b| a.requests_per_second.total_cmp(&b.requests_per_second));
+    let middle = rounds.len() / 2;
+    rounds.swap_remove(middle)
 }
 
 /// How long a single benchmark request may take before it counts as an error.

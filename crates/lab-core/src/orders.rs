@@ -6,7 +6,7 @@ use chrono::{DateTime, SubsecRound, Utc};
 use lab_wire::{IdempotencyKey, LabId, NewOrder, Order};
 use uuid::Uuid;
 
-use crate::{Db, with_pool};
+use crate::{Db, StoredResponse, with_pool, with_reader};
 
 /// One server's SQL for its orders and for forgetting a lab.
 #[derive(Debug)]
@@ -23,6 +23,31 @@ pub struct OrderTables {
 
 type OrderRow = (Uuid, String, i64, String, DateTime<Utc>);
 
+/// Binds an order's columns, in `insert_order`'s parameter order.
+macro_rules! bind_order {
+    ($query:expr, $order:expr, $lab:expr) => {
+        $query
+            .bind($order.id)
+            .bind($lab.as_str())
+            .bind(&$order.item)
+            .bind($order.amount_cents)
+            .bind(&$order.idempotency_key)
+            .bind($order.created_at)
+    };
+}
+
+/// A new order for `key`, not yet stored.
+fn new_order(key: &IdempotencyKey, new: &NewOrder) -> Order {
+    Order {
+        id: Uuid::new_v4(),
+        item: new.item.clone(),
+        amount_cents: new.amount_cents,
+        idempotency_key: key.as_str().to_owned(),
+        // PostgreSQL keeps microseconds: trim here so the 201 and later reads agree.
+        created_at: Utc::now().trunc_subsecs(6),
+    }
+}
+
 impl OrderTables {
     /// Creates an order for `key` in `lab`.
     pub async fn insert_order(
@@ -32,31 +57,48 @@ impl OrderTables {
         key: &IdempotencyKey,
         new: &NewOrder,
     ) -> sqlx::Result<Order> {
-        let order = Order {
-            id: Uuid::new_v4(),
-            item: new.item.clone(),
-            amount_cents: new.amount_cents,
-            idempotency_key: key.as_str().to_owned(),
-            // PostgreSQL keeps microseconds: trim here so the 201 and later reads agree.
-            created_at: Utc::now().trunc_subsecs(6),
-        };
+        let order = new_order(key, new);
         with_pool!(db, |pool| {
-            sqlx::query(self.insert_order)
-                .bind(order.id)
-                .bind(lab.as_str())
-                .bind(&order.item)
-                .bind(order.amount_cents)
-                .bind(&order.idempotency_key)
-                .bind(order.created_at)
+            bind_order!(sqlx::query(self.insert_order), order, lab)
                 .execute(pool)
                 .await?;
         });
         Ok(order)
     }
 
+    /// Creates an order for `key` and stores its `201` answer with
+    /// `save_response` (`$1` status, `$2` body, `$3` lab, `$4` key), in one
+    /// transaction: both are stored, or neither is.
+    pub async fn insert_order_and_save_response(
+        &self,
+        db: &Db,
+        lab: &LabId,
+        key: &IdempotencyKey,
+        new: &NewOrder,
+        save_response: &'static str,
+    ) -> sqlx::Result<StoredResponse> {
+        let order = new_order(key, new);
+        let stored = StoredResponse::created(&order);
+        with_pool!(db, |pool| {
+            let mut tx = pool.begin().await?;
+            bind_order!(sqlx::query(self.insert_order), order, lab)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(save_response)
+                .bind(i32::from(stored.status))
+                .bind(&stored.body)
+                .bind(lab.as_str())
+                .bind(key.as_str())
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+        });
+        Ok(stored)
+    }
+
     /// The lab's orders, oldest first.
     pub async fn list_orders(&self, db: &Db, lab: &LabId) -> sqlx::Result<Vec<Order>> {
-        let rows: Vec<OrderRow> = with_pool!(db, |pool| {
+        let rows: Vec<OrderRow> = with_reader!(db, |pool| {
             sqlx::query_as(self.list_orders)
                 .bind(lab.as_str())
                 .fetch_all(pool)

@@ -46,7 +46,7 @@ Exit status: 0 when the run finished (goals met or not), 2 when it could not run
 
 #[derive(Args)]
 struct BenchArgs {
-    /// A run of a few seconds: 80 requests per cell, 1 and 4 in flight (what the tests use)
+    /// A run of a few seconds: 80 requests per cell, 1 and 4 in flight, one round (what the tests use)
     #[arg(long)]
     quick: bool,
     /// Storages to measure, comma-separated
@@ -65,6 +65,9 @@ struct BenchArgs {
     /// Requests per cell [default: 2000; quick: 80]
     #[arg(long)]
     requests: Option<usize>,
+    /// Times each cell is measured; the median round is reported [default: 3; quick: 1]
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=20))]
+    rounds: Option<u16>,
     /// Copies of each key sent at once in the duplicate-heavy workload
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(2..=64))]
     copies: u16,
@@ -231,6 +234,9 @@ async fn bench(args: BenchArgs) -> ExitCode {
         config.requests = requests.clamp(1, 1_000_000);
     }
     config.copies = usize::from(args.copies);
+    if let Some(rounds) = args.rounds {
+        config.rounds = usize::from(rounds);
+    }
 
     let mut progress = Progress::new();
     let results = match bench::run(&config, |done, total, what| {

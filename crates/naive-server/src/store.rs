@@ -2,7 +2,7 @@
 //! SQLite and PostgreSQL (see `lab_core::with_pool!`).
 
 use chrono::Utc;
-use lab_core::{Db, OrderTables, StoredResponse, with_pool};
+use lab_core::{Db, OrderTables, StoredResponse, with_pool, with_reader};
 use lab_wire::{IdempotencyKey, LabId};
 
 /// The response stored for `key`, if any (the oldest, should there be several).
@@ -11,7 +11,7 @@ pub async fn find_response(
     lab: &LabId,
     key: &IdempotencyKey,
 ) -> sqlx::Result<Option<StoredResponse>> {
-    let row: Option<(i32, String)> = with_pool!(db, |pool| {
+    let row: Option<(i32, String)> = with_reader!(db, |pool| {
         sqlx::query_as(
             "SELECT status_code, response_body FROM naive_idempotency_keys \
              WHERE lab_id = $1 AND idempotency_key = $2 ORDER BY created_at LIMIT 1",

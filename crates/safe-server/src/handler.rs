@@ -4,7 +4,7 @@
 
 use axum::extract::State;
 use axum::response::Response;
-use lab_core::{Db, LabError, OrderRequest, ServerState, StoredResponse, run_order_flow};
+use lab_core::{Db, LabError, OrderRequest, ServerState, run_order_flow};
 use lab_wire::{IdempotencyKey, LabId};
 
 use crate::store::{self, Claim, KeyState};
@@ -38,13 +38,11 @@ pub async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabE
     // every latecomer already lost the claim.
     controls.pause().await;
 
-    // Step 2: do the work. If it fails, release the claim so that a retry
-    // is not stuck behind a key that will never get a response.
-    let order = match store::ORDER_TABLES
-        .insert_order(&db, &lab, &key, &order)
-        .await
-    {
-        Ok(order) => order,
+    // Step 2: do the work and store its answer on the key, in one
+    // transaction. If it fails, release the claim so that a retry is not
+    // stuck behind a key that will never get an answer.
+    let stored = match store::create_order_and_save_response(&db, &lab, &key, &order).await {
+        Ok(stored) => stored,
         Err(error) => {
             if let Err(release_error) = store::release_key(&db, &lab, &key).await {
                 tracing::error!(%release_error, key = %key, "could not release the key of a failed order");
@@ -52,10 +50,6 @@ pub async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabE
             return Err(error.into());
         }
     };
-
-    // Step 3: store the answer on the claimed key, for every retry to come.
-    let stored = StoredResponse::created(&order);
-    store::save_response(&db, &lab, &key, &stored).await?;
     Ok(stored.first_response())
 }
 

@@ -2,8 +2,8 @@
 //! SQLite and PostgreSQL (see `lab_core::with_pool!`).
 
 use chrono::Utc;
-use lab_core::{Db, OrderTables, StoredResponse, with_pool};
-use lab_wire::{IdempotencyKey, LabId};
+use lab_core::{Db, OrderTables, StoredResponse, with_pool, with_reader};
+use lab_wire::{IdempotencyKey, LabId, NewOrder};
 
 /// Who got the key: this request, or an earlier one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +83,7 @@ pub async fn claim_key(
 
 /// The state of `key`.
 pub async fn key_state(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Result<KeyState> {
-    let row: Option<(Option<i32>, Option<String>, Option<String>)> = with_pool!(db, |pool| {
+    let row: Option<(Option<i32>, Option<String>, Option<String>)> = with_reader!(db, |pool| {
         sqlx::query_as(
             "SELECT status_code, response_body, request_fingerprint FROM safe_idempotency_keys \
              WHERE lab_id = $1 AND idempotency_key = $2",
@@ -106,26 +106,24 @@ pub async fn key_state(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Resu
     })
 }
 
-/// Records the answer on a key this request claimed.
-pub async fn save_response(
+/// Creates the order and records its answer on the claimed key, in one
+/// transaction: there is never an order whose answer could not be replayed.
+pub async fn create_order_and_save_response(
     db: &Db,
     lab: &LabId,
     key: &IdempotencyKey,
-    stored: &StoredResponse,
-) -> sqlx::Result<()> {
-    with_pool!(db, |pool| {
-        sqlx::query(
+    new: &NewOrder,
+) -> sqlx::Result<StoredResponse> {
+    ORDER_TABLES
+        .insert_order_and_save_response(
+            db,
+            lab,
+            key,
+            new,
             "UPDATE safe_idempotency_keys SET status_code = $1, response_body = $2 \
              WHERE lab_id = $3 AND idempotency_key = $4",
         )
-        .bind(i32::from(stored.status))
-        .bind(&stored.body)
-        .bind(lab.as_str())
-        .bind(key.as_str())
-        .execute(pool)
-        .await?;
-    });
-    Ok(())
+        .await
 }
 
 /// Deletes an unanswered claim, so a retry can claim the key again.
