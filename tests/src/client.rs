@@ -188,6 +188,22 @@ impl TestServer {
         .await
     }
 
+    /// Starts a slow order (`delay_ms` in the server's race window) in the
+    /// background and waits until it has surely claimed its key; returns
+    /// the running request.
+    pub async fn place_slowly_in_background(
+        &self,
+        key: &str,
+        delay_ms: u64,
+    ) -> tokio::task::JoinHandle<Attempt> {
+        let (server, key) = (self.clone(), key.to_owned());
+        let first = tokio::spawn(async move { server.place_slowly(&key, delay_ms).await });
+        // A request claims its key as soon as it arrives, then sits in its
+        // race window; a fraction of a second is ample to get there.
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        first
+    }
+
     /// This lab's orders.
     pub async fn orders(&self) -> Vec<Order> {
         let response = self

@@ -162,8 +162,11 @@ impl Learner {
         .unwrap_or_else(|| panic!("pressing {text:?} finishes and says so"));
     }
 
-    /// Ticks the checkbox whose label reads `label` by clicking the label.
-    async fn tick(&self, label: &str) {
+    /// The form control whose visible label reads `label`, and the label.
+    async fn control(
+        &self,
+        label: &str,
+    ) -> (fantoccini::elements::Element, fantoccini::elements::Element) {
         let label_element = self
             .browser
             .find(Locator::XPath(&format!(
@@ -176,11 +179,17 @@ impl Learner {
             .await
             .expect("attribute")
             .expect("the label names its control");
-        let checkbox = self
+        let control = self
             .browser
             .find(Locator::Id(&id))
             .await
-            .expect("the labelled checkbox");
+            .expect("the labelled control");
+        (control, label_element)
+    }
+
+    /// Ticks the checkbox whose label reads `label` by clicking the label.
+    async fn tick(&self, label: &str) {
+        let (checkbox, label_element) = self.control(label).await;
         label_element.click().await.expect("click the label");
         assert!(
             checkbox.is_selected().await.expect("state"),
@@ -464,26 +473,7 @@ async fn learners_in_different_labs_do_not_see_each_others_orders_and_reset_clea
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_works_from_the_keyboard_alone() {
     let (_, learner) = open_lab().await;
-    let field = |label: &'static str| {
-        let browser = learner.browser.clone();
-        async move {
-            let label_element = browser
-                .find(Locator::XPath(&format!(
-                    "//label[normalize-space()='{label}']"
-                )))
-                .await
-                .unwrap_or_else(|error| panic!("a label {label:?}: {error}"));
-            let id = label_element
-                .attr("for")
-                .await
-                .unwrap()
-                .expect("the label names its control");
-            browser
-                .find(Locator::Id(&id))
-                .await
-                .expect("the labelled control")
-        }
-    };
+    let field = async |label: &str| learner.control(label).await.0;
 
     // Space toggles a focused checkbox; Enter in a text field submits the form.
     field("Send concurrently")

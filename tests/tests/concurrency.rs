@@ -82,14 +82,7 @@ async fn a_duplicate_during_the_first_request_gets_409_then_the_replay_on_the_sa
     let server = spawn_server::<SafeServer>(backend).await;
     let key = new_key();
 
-    let first = tokio::spawn({
-        let server = server.clone();
-        let key = key.clone();
-        async move { server.place_slowly(&key, 3_000).await }
-    });
-    // The first request claims its key as soon as it arrives and then sits
-    // in its 3 s race window; half a second is ample for it to get there.
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let first = server.place_slowly_in_background(&key, 3_000).await;
     let early = server.place(&key).await;
     assert_eq!(early.status(), 409, "{early:?}");
     match &early {

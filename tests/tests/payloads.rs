@@ -1,8 +1,7 @@
 //! A key belongs to one request: the same key with a different body.
 
-use lab_e2e::client::{COFFEE, send};
+use lab_e2e::client::send;
 use lab_e2e::{Attempt, Backend, new_key, on_both_backends, spawn_server};
-use lab_wire::headers::LAB_DELAY_MS;
 use naive_server::NaiveServer;
 use safe_server::SafeServer;
 
@@ -48,19 +47,7 @@ async fn the_safe_server_refuses_a_different_order_even_while_the_first_is_in_fl
     let server = spawn_server::<SafeServer>(backend).await;
     let key = new_key();
 
-    let first = tokio::spawn({
-        let server = server.clone();
-        let key = key.clone();
-        async move {
-            send(
-                server
-                    .order_request(Some(&key), COFFEE)
-                    .header(LAB_DELAY_MS, "2000"),
-            )
-            .await
-        }
-    });
-    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    let first = server.place_slowly_in_background(&key, 2_000).await;
     let tea = send(server.order_request(Some(&key), TEA)).await;
     assert_eq!(
         tea.status(),
