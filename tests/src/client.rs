@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use lab_core::{Db, OrderServer};
 use lab_wire::Order;
-use lab_wire::headers::{IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_DELAY_MS, LAB_FAULT, LAB_ID};
+use lab_wire::headers::{
+    IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_DELAY_MS, LAB_FAULT, LAB_ID, LAB_KEY_RETENTION_SECS,
+};
 use reqwest::header::{CONTENT_TYPE, HeaderValue};
 use tokio::net::TcpListener;
 
@@ -97,6 +99,7 @@ pub async fn spawn_lab(backend: Backend, ui_dir: &Path) -> String {
         addr: "127.0.0.1:0".parse().expect("a socket address"),
         storage: lab_core::StorageArgs {
             database_url: backend.database_url().await,
+            cleanup_every_secs: 60,
         },
         ui_dir: ui_dir.to_owned(),
     };
@@ -202,6 +205,15 @@ impl TestServer {
         // race window; a fraction of a second is ample to get there.
         tokio::time::sleep(Duration::from_millis(400)).await;
         first
+    }
+
+    /// Places the default order with `key`, kept only `secs` seconds.
+    pub async fn place_kept_for(&self, key: &str, secs: u64) -> Attempt {
+        send(
+            self.order_request(Some(key), COFFEE)
+                .header(LAB_KEY_RETENTION_SECS, secs.to_string()),
+        )
+        .await
     }
 
     /// This lab's orders.

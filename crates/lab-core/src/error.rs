@@ -28,6 +28,11 @@ pub enum LabError {
     /// `Lab-Delay-Ms` is not a whole number of milliseconds in range.
     #[error("Lab-Delay-Ms must be a whole number from 0 to 10000, not {0:?}")]
     InvalidDelay(String),
+    /// `Lab-Key-Retention-Secs` is not a whole number of seconds in range.
+    #[error(
+        "Lab-Key-Retention-Secs must be a whole number of seconds from 1 to 2592000 (30 days), not {0:?}"
+    )]
+    InvalidRetention(String),
     /// `Lab-Fault` names no fault the lab knows.
     #[error("Lab-Fault {0:?} is unknown; the known fault is \"drop-response\"")]
     UnknownFault(String),
@@ -101,6 +106,7 @@ impl LabError {
             | Self::InvalidLabId(_)
             | Self::RepeatedHeader(_)
             | Self::InvalidDelay(_)
+            | Self::InvalidRetention(_)
             | Self::UnknownFault(_)
             | Self::UnreadableBody(_)
             | Self::MalformedJson(_) => StatusCode::BAD_REQUEST,
@@ -127,6 +133,9 @@ impl LabError {
             Self::InvalidLabId(_) => ("invalid-lab-id", "Invalid Lab-Id"),
             Self::RepeatedHeader(_) => ("repeated-header", "Header sent more than once"),
             Self::InvalidDelay(_) => ("invalid-lab-delay", "Invalid Lab-Delay-Ms"),
+            Self::InvalidRetention(_) => {
+                ("invalid-key-retention", "Invalid Lab-Key-Retention-Secs")
+            }
             Self::UnknownFault(_) => ("unknown-lab-fault", "Unknown Lab-Fault"),
             Self::UnsupportedMediaType => ("unsupported-media-type", "Body must be JSON"),
             Self::BodyTooLarge => ("body-too-large", "Request body too large"),

@@ -2,6 +2,7 @@
 //! that the two servers' own crates hold only what differs between them:
 //! the order of the steps and the SQL behind them.
 
+pub mod cleanup;
 pub mod config;
 pub mod db;
 pub mod error;

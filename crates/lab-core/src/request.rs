@@ -10,7 +10,10 @@ use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue};
 use http_body_util::BodyExt;
-use lab_wire::headers::{IDEMPOTENCY_KEY, LAB_DELAY_MS, LAB_FAULT, LAB_ID, MAX_DELAY_MS};
+use lab_wire::headers::{
+    DEFAULT_KEY_RETENTION_SECS, IDEMPOTENCY_KEY, LAB_DELAY_MS, LAB_FAULT, LAB_ID,
+    LAB_KEY_RETENTION_SECS, MAX_DELAY_MS, MAX_KEY_RETENTION_SECS,
+};
 use lab_wire::{IdempotencyKey, LabId, NewOrder};
 
 use crate::{Fault, LabError};
@@ -26,13 +29,26 @@ const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone)]
 pub struct LabScope(pub LabId);
 
-/// The demo controls a request carries: the race window and a fault.
-#[derive(Debug, Clone, Copy, Default)]
+/// The demo controls a request carries: the race window, a fault, and how
+/// long its key is kept.
+#[derive(Debug, Clone, Copy)]
 pub struct DemoControls {
     /// How long to pause between looking at the key and creating the order.
     pub delay: Duration,
     /// A fault to inject, if any.
     pub fault: Option<Fault>,
+    /// How long the key is kept; a retry after that is a new request.
+    pub key_retention: Duration,
+}
+
+impl Default for DemoControls {
+    fn default() -> Self {
+        Self {
+            delay: Duration::ZERO,
+            fault: None,
+            key_retention: Duration::from_secs(DEFAULT_KEY_RETENTION_SECS),
+        }
+    }
 }
 
 /// A complete, valid `POST /orders` request.
@@ -61,6 +77,15 @@ impl OrderRequest {
 }
 
 impl DemoControls {
+    /// When a key stored now stops counting.
+    pub fn key_expires_at(&self) -> chrono::DateTime<chrono::Utc> {
+        let retention =
+            chrono::Duration::from_std(self.key_retention).unwrap_or(chrono::Duration::MAX);
+        chrono::Utc::now()
+            .checked_add_signed(retention)
+            .unwrap_or(chrono::DateTime::<chrono::Utc>::MAX_UTC)
+    }
+
     /// Waits for the requested race window, if any.
     pub async fn pause(&self) {
         if !self.delay.is_zero() {
@@ -82,7 +107,24 @@ impl DemoControls {
         let fault = single_header(headers, LAB_FAULT, "Lab-Fault")?
             .map(|value| Fault::parse(&String::from_utf8_lossy(value.as_bytes())))
             .transpose()?;
-        Ok(Self { delay, fault })
+        let key_retention =
+            match single_header(headers, LAB_KEY_RETENTION_SECS, "Lab-Key-Retention-Secs")? {
+                None => Duration::from_secs(DEFAULT_KEY_RETENTION_SECS),
+                Some(value) => {
+                    let text = String::from_utf8_lossy(value.as_bytes());
+                    match text.trim().parse::<u64>() {
+                        Ok(secs) if (1..=MAX_KEY_RETENTION_SECS).contains(&secs) => {
+                            Duration::from_secs(secs)
+                        }
+                        _ => return Err(LabError::InvalidRetention(text.into_owned())),
+                    }
+                }
+            };
+        Ok(Self {
+            delay,
+            fault,
+            key_retention,
+        })
     }
 }
 
@@ -285,6 +327,28 @@ mod tests {
                 matches!(
                     DemoControls::from_headers(&headers(&[("lab-delay-ms", bad)])),
                     Err(LabError::InvalidDelay(_))
+                ),
+                "{bad} was accepted"
+            );
+        }
+    }
+
+    #[test]
+    fn key_retention_defaults_to_a_day_and_accepts_one_second_to_thirty_days() {
+        assert_eq!(
+            DemoControls::from_headers(&HeaderMap::new())
+                .unwrap()
+                .key_retention,
+            Duration::from_secs(86_400)
+        );
+        let short =
+            DemoControls::from_headers(&headers(&[("lab-key-retention-secs", "2")])).unwrap();
+        assert_eq!(short.key_retention, Duration::from_secs(2));
+        for bad in ["0", "2592001", "soon", "-5"] {
+            assert!(
+                matches!(
+                    DemoControls::from_headers(&headers(&[("lab-key-retention-secs", bad)])),
+                    Err(LabError::InvalidRetention(_))
                 ),
                 "{bad} was accepted"
             );

@@ -7,6 +7,7 @@ use axum::Router;
 use axum::response::Response;
 use tokio::net::TcpListener;
 
+use crate::cleanup::{ExpiredKeys, spawn_cleanup};
 use crate::{Db, LabError, OrderRequest, OrderTables, StorageArgs, serve};
 
 /// One order server, as the launcher and the standalone binaries see it.
@@ -16,6 +17,9 @@ pub trait OrderServer {
 
     /// The server's orders table SQL.
     const ORDER_TABLES: &'static OrderTables;
+
+    /// How the cleanup job deletes the server's expired keys.
+    const EXPIRED_KEYS: ExpiredKeys;
 
     /// The server's routes over `db`.
     fn router(db: Db) -> Router;
@@ -46,6 +50,11 @@ pub async fn run_alone<S: OrderServer>(args: StandaloneArgs) -> Result<(), LabEr
     init_logging();
     let db = Db::connect(&args.storage.database_url).await?;
     S::migrate(&db).await?;
+    let cleanup = spawn_cleanup(
+        db.clone(),
+        vec![S::EXPIRED_KEYS],
+        args.storage.cleanup_interval(),
+    );
     let listener = bind(args.addr).await?;
     let addr = listener.local_addr().map_err(|source| LabError::Bind {
         addr: args.addr,
@@ -57,6 +66,7 @@ pub async fn run_alone<S: OrderServer>(args: StandaloneArgs) -> Result<(), LabEr
         db.backend_name()
     );
     serve(listener, S::router(db.clone()), shutdown_signal()).await;
+    cleanup.abort();
     db.close().await;
     println!("Stopped.");
     Ok(())

@@ -13,5 +13,14 @@ pub const LAB_DELAY_MS: &str = "lab-delay-ms";
 /// Demo control: a fault the server injects, such as `drop-response`.
 pub const LAB_FAULT: &str = "lab-fault";
 
+/// How long this request's key is kept, in seconds (default [`DEFAULT_KEY_RETENTION_SECS`]).
+/// Demo control: a few seconds lets a learner retry after the key expired.
+pub const LAB_KEY_RETENTION_SECS: &str = "lab-key-retention-secs";
+
+/// Keys are kept a day unless a request asks otherwise, as Stripe does.
+pub const DEFAULT_KEY_RETENTION_SECS: u64 = 24 * 60 * 60;
+/// The longest retention a request may ask for: 30 days.
+pub const MAX_KEY_RETENTION_SECS: u64 = 30 * 24 * 60 * 60;
+
 /// The largest accepted `Lab-Delay-Ms`, so a typo cannot park a request for hours.
 pub const MAX_DELAY_MS: u64 = 10_000;

@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use axum::Router;
+use lab_core::cleanup::spawn_cleanup;
 use lab_core::error::not_found;
 use lab_core::standalone::{bind, shutdown_signal};
 use lab_core::{Db, LabError, OrderServer, StorageArgs, serve};
@@ -44,6 +45,7 @@ pub struct Application {
     listener: TcpListener,
     db: Db,
     router: Router,
+    cleanup: tokio::task::JoinHandle<()>,
 }
 
 impl Application {
@@ -60,10 +62,16 @@ impl Application {
         }
         let router = app(db.clone(), &settings.ui_dir);
         let listener = bind(settings.addr).await?;
+        let cleanup = spawn_cleanup(
+            db.clone(),
+            vec![NaiveServer::EXPIRED_KEYS, SafeServer::EXPIRED_KEYS],
+            settings.storage.cleanup_interval(),
+        );
         Ok(Self {
             listener,
             db,
             router,
+            cleanup,
         })
     }
 
@@ -82,6 +90,7 @@ impl Application {
     /// Serves until `shutdown` completes, then closes the storage.
     pub async fn run_until(self, shutdown: impl Future<Output = ()>) {
         serve(self.listener, self.router, shutdown).await;
+        self.cleanup.abort();
         self.db.close().await;
     }
 

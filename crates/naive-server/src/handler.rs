@@ -42,6 +42,6 @@ pub async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabE
     // Step 3: remember the answer for retries. Nothing stops a second row
     // for the same key: the table has no unique constraint.
     let stored = StoredResponse::created(&order);
-    store::save_response(&db, &lab, &key, &stored).await?;
+    store::save_response(&db, &lab, &key, &stored, controls.key_expires_at()).await?;
     Ok(stored.first_response())
 }

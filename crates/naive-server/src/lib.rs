@@ -7,6 +7,7 @@
 
 use axum::Router;
 use axum::response::Response;
+use lab_core::cleanup::ExpiredKeys;
 use lab_core::{Db, LabError, OrderRequest, OrderServer, OrderTables, ServerState, order_routes};
 
 pub mod handler;
@@ -18,6 +19,10 @@ pub struct NaiveServer;
 impl OrderServer for NaiveServer {
     const NAME: &'static str = "naive";
     const ORDER_TABLES: &'static OrderTables = &store::ORDER_TABLES;
+    const EXPIRED_KEYS: ExpiredKeys = ExpiredKeys {
+        table: "naive_idempotency_keys",
+        delete_batch: store::DELETE_EXPIRED_KEYS,
+    };
 
     /// `POST /orders` through [`handler::create_order`]; `GET` and `DELETE` as every server.
     fn router(db: Db) -> Router {

@@ -30,7 +30,8 @@ pub async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabE
     // Step 1: claim the key. Of any number of requests racing here, the
     // UNIQUE constraint lets exactly one insert succeed; every other one gets
     // a unique violation. No `if` of ours decides this, so no timing can fool it.
-    if store::claim_key(&db, &lab, &key, &fingerprint).await? == Claim::AlreadyClaimed {
+    let claim = store::claim_key(&db, &lab, &key, &fingerprint, controls.key_expires_at()).await?;
+    if claim == Claim::AlreadyClaimed {
         return answer_duplicate(&db, &lab, &key, &fingerprint).await;
     }
 

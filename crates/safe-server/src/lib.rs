@@ -9,6 +9,7 @@
 
 use axum::Router;
 use axum::response::Response;
+use lab_core::cleanup::ExpiredKeys;
 use lab_core::{Db, LabError, OrderRequest, OrderServer, OrderTables, ServerState, order_routes};
 
 pub mod handler;
@@ -20,6 +21,10 @@ pub struct SafeServer;
 impl OrderServer for SafeServer {
     const NAME: &'static str = "safe";
     const ORDER_TABLES: &'static OrderTables = &store::ORDER_TABLES;
+    const EXPIRED_KEYS: ExpiredKeys = ExpiredKeys {
+        table: "safe_idempotency_keys",
+        delete_batch: store::DELETE_EXPIRED_KEYS,
+    };
 
     /// `POST /orders` through [`handler::create_order`]; `GET` and `DELETE` as every server.
     fn router(db: Db) -> Router {

@@ -1,7 +1,7 @@
 //! The safe server's SQL. Each query is written once and runs on both
 //! SQLite and PostgreSQL (see `lab_core::with_pool!`).
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use lab_core::{Db, OrderTables, StoredResponse, with_pool, with_reader};
 use lab_wire::{IdempotencyKey, LabId, NewOrder};
 
@@ -52,24 +52,45 @@ impl KeyState {
 }
 
 /// Inserts the key with no response yet; a duplicate is refused by the
-/// `safe_idempotency_keys_one_claim` constraint.
+/// `safe_idempotency_keys_one_claim` constraint. An answered claim whose
+/// retention has run out no longer counts: it is replaced, once.
 pub async fn claim_key(
     db: &Db,
     lab: &LabId,
     key: &IdempotencyKey,
     fingerprint: &str,
+    expires_at: DateTime<Utc>,
+) -> sqlx::Result<Claim> {
+    match insert_claim(db, lab, key, fingerprint, expires_at).await? {
+        Claim::AlreadyClaimed if delete_expired_claim(db, lab, key).await? => {
+            // Another retry may have replaced it first: the constraint decides again.
+            insert_claim(db, lab, key, fingerprint, expires_at).await
+        }
+        claim => Ok(claim),
+    }
+}
+
+async fn insert_claim(
+    db: &Db,
+    lab: &LabId,
+    key: &IdempotencyKey,
+    fingerprint: &str,
+    expires_at: DateTime<Utc>,
 ) -> sqlx::Result<Claim> {
     let inserted = with_pool!(db, |pool| {
-        sqlx::query("INSERT INTO safe_idempotency_keys (lab_id, idempotency_key, request_fingerprint, created_at) \
-             VALUES ($1, $2, $3, $4)",
+        sqlx::query(
+            "INSERT INTO safe_idempotency_keys \
+             (lab_id, idempotency_key, request_fingerprint, created_at, expires_at) \
+             VALUES ($1, $2, $3, $4, $5)",
         )
         .bind(lab.as_str())
         .bind(key.as_str())
         .bind(fingerprint)
         .bind(Utc::now())
-            .execute(pool)
-            .await
-            .map(|_| ())
+        .bind(expires_at)
+        .execute(pool)
+        .await
+        .map(|_| ())
     });
     match inserted {
         Ok(()) => Ok(Claim::Won),
@@ -79,6 +100,23 @@ pub async fn claim_key(
         }
         Err(error) => Err(error),
     }
+}
+
+/// Deletes the claim on `key` if it was answered and has expired; says whether it did.
+async fn delete_expired_claim(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Result<bool> {
+    let deleted = with_pool!(db, |pool| {
+        sqlx::query(
+            "DELETE FROM safe_idempotency_keys WHERE lab_id = $1 AND idempotency_key = $2 \
+             AND status_code IS NOT NULL AND expires_at <= $3",
+        )
+        .bind(lab.as_str())
+        .bind(key.as_str())
+        .bind(Utc::now())
+        .execute(pool)
+        .await?
+        .rows_affected()
+    });
+    Ok(deleted > 0)
 }
 
 /// The state of `key`.
@@ -140,6 +178,13 @@ pub async fn release_key(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Re
     });
     Ok(())
 }
+
+/// Deletes up to `$2` answered keys that expired before `$1`. Unanswered
+/// claims are left alone: their request is still running (or crashed).
+pub const DELETE_EXPIRED_KEYS: &str = "DELETE FROM safe_idempotency_keys \
+     WHERE expires_at <= $1 AND status_code IS NOT NULL \
+     AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key FROM safe_idempotency_keys \
+     WHERE expires_at <= $1 AND status_code IS NOT NULL LIMIT $2)";
 
 /// The safe server's orders table, and how to forget a lab.
 pub static ORDER_TABLES: OrderTables = OrderTables {

@@ -1,0 +1,113 @@
+//! Keys expire: a retry after the retention period is a new request, and the
+//! cleanup job deletes expired keys — and nothing else.
+
+use std::time::Duration;
+
+use lab_core::OrderServer;
+use lab_core::cleanup::delete_expired_keys;
+use lab_e2e::client::spawn_server_with_db;
+use lab_e2e::{Attempt, Backend, new_key, on_both_servers_and_backends, spawn_server};
+
+on_both_servers_and_backends!(
+    a_retry_after_the_key_expired_creates_a_second_order,
+    the_cleanup_job_deletes_expired_keys_and_nothing_else,
+);
+
+/// Long enough for a one-second retention to have surely run out.
+const PAST_ONE_SECOND: Duration = Duration::from_millis(1_300);
+
+async fn a_retry_after_the_key_expired_creates_a_second_order<S: OrderServer>(backend: Backend) {
+    let server = spawn_server::<S>(backend).await;
+    let key = new_key();
+
+    let first = server.place_kept_for(&key, 1).await;
+    let early = server.place_kept_for(&key, 1).await;
+    tokio::time::sleep(PAST_ONE_SECOND).await;
+    let late = server.place_kept_for(&key, 1).await;
+
+    assert!(
+        matches!(
+            early,
+            Attempt::Answered {
+                status: 201,
+                replayed: true,
+                ..
+            }
+        ),
+        "{early:?}"
+    );
+    assert_eq!(
+        early.order(),
+        first.order(),
+        "within the retention the key still replays"
+    );
+    assert!(
+        matches!(
+            late,
+            Attempt::Answered {
+                status: 201,
+                replayed: false,
+                ..
+            }
+        ),
+        "{late:?}"
+    );
+    assert_ne!(late.order().id, first.order().id);
+    assert_eq!(
+        server.orders().await.len(),
+        2,
+        "after expiry the retry charged the customer again"
+    );
+}
+
+async fn the_cleanup_job_deletes_expired_keys_and_nothing_else<S: OrderServer>(backend: Backend) {
+    let (server, db) = spawn_server_with_db::<S>(backend).await;
+    let (short_a, short_b, long) = (new_key(), new_key(), new_key());
+    server.place_kept_for(&short_a, 1).await.order();
+    server.place_kept_for(&short_b, 1).await.order();
+    let kept = server.place(&long).await.order();
+    let rows_in_lab = async || -> i64 {
+        let count = format!(
+            "SELECT COUNT(*) FROM {} WHERE lab_id = $1",
+            S::EXPIRED_KEYS.table
+        );
+        lab_core::with_reader!(&db, |pool| sqlx::query_scalar(sqlx::AssertSqlSafe(
+            count.clone()
+        ))
+        .bind(&server.lab)
+        .fetch_one(pool)
+        .await
+        .expect("count the key rows"))
+    };
+    assert_eq!(rows_in_lab().await, 3);
+    tokio::time::sleep(PAST_ONE_SECOND).await;
+
+    let deleted = delete_expired_keys(&db, S::EXPIRED_KEYS)
+        .await
+        .expect("the cleanup runs");
+
+    // Other tests share the PostgreSQL database, so at least ours went.
+    assert!(deleted >= 2, "deleted {deleted}");
+    if backend == Backend::Sqlite {
+        assert_eq!(deleted, 2, "this server's file holds only this test's keys");
+    }
+    assert_eq!(rows_in_lab().await, 1, "only the unexpired key is left");
+    assert_eq!(
+        server.orders().await.len(),
+        3,
+        "orders are never touched by the cleanup"
+    );
+    let replay = server.place(&long).await;
+    assert!(
+        matches!(
+            replay,
+            Attempt::Answered {
+                status: 201,
+                replayed: true,
+                ..
+            }
+        ),
+        "{replay:?}"
+    );
+    assert_eq!(replay.order(), kept);
+}
