@@ -7,6 +7,7 @@ use lab_core::{Db, OrderServer};
 use lab_wire::Order;
 use lab_wire::headers::{
     IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_DELAY_MS, LAB_FAULT, LAB_ID, LAB_KEY_RETENTION_SECS,
+    LAB_LOCK_TIMEOUT_SECS,
 };
 use reqwest::header::{CONTENT_TYPE, HeaderValue};
 use tokio::net::TcpListener;
@@ -205,6 +206,17 @@ impl TestServer {
         // race window; a fraction of a second is ample to get there.
         tokio::time::sleep(Duration::from_millis(400)).await;
         first
+    }
+
+    /// Places the default order with `key`, asking the server to crash right
+    /// after creating it; an unanswered claim blocks retries for `lock_secs`.
+    pub async fn place_and_crash(&self, key: &str, lock_secs: u64) -> Attempt {
+        send(
+            self.order_request(Some(key), COFFEE)
+                .header(LAB_FAULT, "crash-after-create")
+                .header(LAB_LOCK_TIMEOUT_SECS, lock_secs.to_string()),
+        )
+        .await
     }
 
     /// Places the default order with `key`, kept only `secs` seconds.

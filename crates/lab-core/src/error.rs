@@ -28,13 +28,18 @@ pub enum LabError {
     /// `Lab-Delay-Ms` is not a whole number of milliseconds in range.
     #[error("Lab-Delay-Ms must be a whole number from 0 to 10000, not {0:?}")]
     InvalidDelay(String),
+    /// `Lab-Lock-Timeout-Secs` is not a whole number of seconds in range.
+    #[error("Lab-Lock-Timeout-Secs must be a whole number of seconds from 1 to 3600, not {0:?}")]
+    InvalidLockTimeout(String),
     /// `Lab-Key-Retention-Secs` is not a whole number of seconds in range.
     #[error(
         "Lab-Key-Retention-Secs must be a whole number of seconds from 1 to 2592000 (30 days), not {0:?}"
     )]
     InvalidRetention(String),
     /// `Lab-Fault` names no fault the lab knows.
-    #[error("Lab-Fault {0:?} is unknown; the known fault is \"drop-response\"")]
+    #[error(
+        "Lab-Fault {0:?} is unknown; the known faults are \"drop-response\" and \"crash-after-create\""
+    )]
     UnknownFault(String),
     /// The body is not declared as JSON.
     #[error("the body must be JSON, sent with Content-Type: application/json")]
@@ -92,6 +97,9 @@ pub enum LabError {
         /// Why the operating system refused.
         source: std::io::Error,
     },
+    /// `Lab-Fault: crash-after-create` stopped the work; the connection closes unanswered.
+    #[error("simulated crash after the order was created (Lab-Fault: crash-after-create)")]
+    SimulatedCrash,
     /// The task doing the order work panicked or was aborted.
     #[error("the order work stopped unexpectedly: {0}")]
     WorkerFailed(String),
@@ -107,6 +115,7 @@ impl LabError {
             | Self::RepeatedHeader(_)
             | Self::InvalidDelay(_)
             | Self::InvalidRetention(_)
+            | Self::InvalidLockTimeout(_)
             | Self::UnknownFault(_)
             | Self::UnreadableBody(_)
             | Self::MalformedJson(_) => StatusCode::BAD_REQUEST,
@@ -121,6 +130,7 @@ impl LabError {
             | Self::Connect { .. }
             | Self::UnsupportedDatabaseUrl(_)
             | Self::Bind { .. }
+            | Self::SimulatedCrash
             | Self::WorkerFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -136,6 +146,9 @@ impl LabError {
             Self::InvalidRetention(_) => {
                 ("invalid-key-retention", "Invalid Lab-Key-Retention-Secs")
             }
+            Self::InvalidLockTimeout(_) => {
+                ("invalid-lock-timeout", "Invalid Lab-Lock-Timeout-Secs")
+            }
             Self::UnknownFault(_) => ("unknown-lab-fault", "Unknown Lab-Fault"),
             Self::UnsupportedMediaType => ("unsupported-media-type", "Body must be JSON"),
             Self::BodyTooLarge => ("body-too-large", "Request body too large"),
@@ -149,7 +162,13 @@ impl LabError {
             Self::KeyInFlight => ("request-in-progress", "Request with this key in progress"),
             Self::NotFound => ("not-found", "Not found"),
             Self::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
-            _ => ("internal", "Internal server error"),
+            Self::Storage(_)
+            | Self::Migration(_)
+            | Self::Connect { .. }
+            | Self::UnsupportedDatabaseUrl(_)
+            | Self::Bind { .. }
+            | Self::SimulatedCrash
+            | Self::WorkerFailed(_) => ("internal", "Internal server error"),
         }
     }
 
@@ -175,6 +194,12 @@ impl LabError {
 
 impl IntoResponse for LabError {
     fn into_response(self) -> Response {
+        if matches!(self, Self::SimulatedCrash) {
+            tracing::info!("{self}");
+            let mut response = Response::new(axum::body::Body::empty());
+            response.extensions_mut().insert(crate::fault::DropResponse);
+            return response;
+        }
         let status = self.status();
         if status.is_server_error() {
             tracing::error!(error = %self, "request failed");

@@ -11,6 +11,10 @@ pub enum Fault {
     /// Do all the work and commit, then hang up without answering: the
     /// client cannot tell whether its order was placed.
     DropResponse,
+    /// Stop right after the order is written, before its answer is saved,
+    /// as if the process died there: nothing else runs, nothing is cleaned
+    /// up, and the connection closes without an answer.
+    CrashAfterCreate,
 }
 
 /// Marks a response that [`crate::serve`] must not send: it closes the
@@ -23,6 +27,7 @@ impl Fault {
     pub fn parse(raw: &str) -> Result<Self, LabError> {
         match raw.trim() {
             "drop-response" => Ok(Self::DropResponse),
+            "crash-after-create" => Ok(Self::CrashAfterCreate),
             other => Err(LabError::UnknownFault(other.to_owned())),
         }
     }
@@ -34,6 +39,9 @@ impl Fault {
                 response.extensions_mut().insert(DropResponse);
                 response
             }
+            // The crash happens inside the flow (see `LabError::SimulatedCrash`);
+            // a request that never reached its order creation answers normally.
+            Self::CrashAfterCreate => response,
         }
     }
 }
@@ -43,8 +51,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn drop_response_is_the_one_known_fault() {
+    fn the_known_faults_parse_and_others_do_not() {
         assert_eq!(Fault::parse("drop-response").unwrap(), Fault::DropResponse);
+        assert_eq!(
+            Fault::parse("crash-after-create").unwrap(),
+            Fault::CrashAfterCreate
+        );
         assert!(
             matches!(Fault::parse("explode"), Err(LabError::UnknownFault(name)) if name == "explode")
         );

@@ -6,7 +6,7 @@ use chrono::{DateTime, SubsecRound, Utc};
 use lab_wire::{IdempotencyKey, LabId, NewOrder, Order};
 use uuid::Uuid;
 
-use crate::{Db, StoredResponse, with_pool, with_reader};
+use crate::{Db, LabError, StoredResponse, with_pool, with_reader};
 
 /// One server's SQL for its orders and for forgetting a lab.
 #[derive(Debug)]
@@ -68,7 +68,9 @@ impl OrderTables {
 
     /// Creates an order for `key` and stores its `201` answer with
     /// `save_response` (`$1` status, `$2` body, `$3` lab, `$4` key), in one
-    /// transaction: both are stored, or neither is.
+    /// transaction: both are stored, or neither is. With `crash_after_insert`
+    /// the work stops between the two, as a crashing process would: the
+    /// transaction is never committed, so the database rolls it back.
     pub async fn insert_order_and_save_response(
         &self,
         db: &Db,
@@ -76,7 +78,8 @@ impl OrderTables {
         key: &IdempotencyKey,
         new: &NewOrder,
         save_response: &'static str,
-    ) -> sqlx::Result<StoredResponse> {
+        crash_after_insert: bool,
+    ) -> Result<StoredResponse, LabError> {
         let order = new_order(key, new);
         let stored = StoredResponse::created(&order);
         with_pool!(db, |pool| {
@@ -84,6 +87,10 @@ impl OrderTables {
             bind_order!(sqlx::query(self.insert_order), order, lab)
                 .execute(&mut *tx)
                 .await?;
+            if crash_after_insert {
+                drop(tx);
+                return Err(LabError::SimulatedCrash);
+            }
             sqlx::query(save_response)
                 .bind(i32::from(stored.status))
                 .bind(&stored.body)

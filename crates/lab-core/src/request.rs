@@ -11,8 +11,9 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue};
 use http_body_util::BodyExt;
 use lab_wire::headers::{
-    DEFAULT_KEY_RETENTION_SECS, IDEMPOTENCY_KEY, LAB_DELAY_MS, LAB_FAULT, LAB_ID,
-    LAB_KEY_RETENTION_SECS, MAX_DELAY_MS, MAX_KEY_RETENTION_SECS,
+    DEFAULT_KEY_RETENTION_SECS, DEFAULT_LOCK_TIMEOUT_SECS, IDEMPOTENCY_KEY, LAB_DELAY_MS,
+    LAB_FAULT, LAB_ID, LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS, MAX_DELAY_MS,
+    MAX_KEY_RETENTION_SECS, MAX_LOCK_TIMEOUT_SECS,
 };
 use lab_wire::{IdempotencyKey, LabId, NewOrder};
 
@@ -39,6 +40,8 @@ pub struct DemoControls {
     pub fault: Option<Fault>,
     /// How long the key is kept; a retry after that is a new request.
     pub key_retention: Duration,
+    /// How long an unanswered claim blocks retries before one may take it over.
+    pub lock_timeout: Duration,
 }
 
 impl Default for DemoControls {
@@ -47,6 +50,7 @@ impl Default for DemoControls {
             delay: Duration::ZERO,
             fault: None,
             key_retention: Duration::from_secs(DEFAULT_KEY_RETENTION_SECS),
+            lock_timeout: Duration::from_secs(DEFAULT_LOCK_TIMEOUT_SECS),
         }
     }
 }
@@ -79,11 +83,17 @@ impl OrderRequest {
 impl DemoControls {
     /// When a key stored now stops counting.
     pub fn key_expires_at(&self) -> chrono::DateTime<chrono::Utc> {
-        let retention =
-            chrono::Duration::from_std(self.key_retention).unwrap_or(chrono::Duration::MAX);
-        chrono::Utc::now()
-            .checked_add_signed(retention)
-            .unwrap_or(chrono::DateTime::<chrono::Utc>::MAX_UTC)
+        from_now(self.key_retention)
+    }
+
+    /// Until when a claim made now blocks retries if it is never answered.
+    pub fn locked_until(&self) -> chrono::DateTime<chrono::Utc> {
+        from_now(self.lock_timeout)
+    }
+
+    /// Whether the request asked the server to crash right after creating the order.
+    pub fn crashes_after_create(&self) -> bool {
+        self.fault == Some(Fault::CrashAfterCreate)
     }
 
     /// Waits for the requested race window, if any.
@@ -94,38 +104,72 @@ impl DemoControls {
     }
 
     fn from_headers(headers: &HeaderMap) -> Result<Self, LabError> {
-        let delay = match single_header(headers, LAB_DELAY_MS, "Lab-Delay-Ms")? {
-            None => Duration::ZERO,
-            Some(value) => {
-                let text = String::from_utf8_lossy(value.as_bytes());
-                match text.trim().parse::<u64>() {
-                    Ok(ms) if ms <= MAX_DELAY_MS => Duration::from_millis(ms),
-                    _ => return Err(LabError::InvalidDelay(text.into_owned())),
-                }
-            }
-        };
+        let delay = number_header(
+            headers,
+            LAB_DELAY_MS,
+            "Lab-Delay-Ms",
+            0..=MAX_DELAY_MS,
+            LabError::InvalidDelay,
+        )?
+        .map_or(Duration::ZERO, Duration::from_millis);
         let fault = single_header(headers, LAB_FAULT, "Lab-Fault")?
             .map(|value| Fault::parse(&String::from_utf8_lossy(value.as_bytes())))
             .transpose()?;
-        let key_retention =
-            match single_header(headers, LAB_KEY_RETENTION_SECS, "Lab-Key-Retention-Secs")? {
-                None => Duration::from_secs(DEFAULT_KEY_RETENTION_SECS),
-                Some(value) => {
-                    let text = String::from_utf8_lossy(value.as_bytes());
-                    match text.trim().parse::<u64>() {
-                        Ok(secs) if (1..=MAX_KEY_RETENTION_SECS).contains(&secs) => {
-                            Duration::from_secs(secs)
-                        }
-                        _ => return Err(LabError::InvalidRetention(text.into_owned())),
-                    }
-                }
-            };
+        let key_retention = number_header(
+            headers,
+            LAB_KEY_RETENTION_SECS,
+            "Lab-Key-Retention-Secs",
+            1..=MAX_KEY_RETENTION_SECS,
+            LabError::InvalidRetention,
+        )?
+        .map_or(
+            Duration::from_secs(DEFAULT_KEY_RETENTION_SECS),
+            Duration::from_secs,
+        );
+        let lock_timeout = number_header(
+            headers,
+            LAB_LOCK_TIMEOUT_SECS,
+            "Lab-Lock-Timeout-Secs",
+            1..=MAX_LOCK_TIMEOUT_SECS,
+            LabError::InvalidLockTimeout,
+        )?
+        .map_or(
+            Duration::from_secs(DEFAULT_LOCK_TIMEOUT_SECS),
+            Duration::from_secs,
+        );
         Ok(Self {
             delay,
             fault,
             key_retention,
+            lock_timeout,
         })
     }
+}
+
+/// A whole number from a header sent at most once, if sent; `invalid`
+/// builds the error for text that is not a number in `range`.
+fn number_header(
+    headers: &HeaderMap,
+    name: &str,
+    display_name: &'static str,
+    range: std::ops::RangeInclusive<u64>,
+    invalid: fn(String) -> LabError,
+) -> Result<Option<u64>, LabError> {
+    let Some(value) = single_header(headers, name, display_name)? else {
+        return Ok(None);
+    };
+    let text = String::from_utf8_lossy(value.as_bytes());
+    match text.trim().parse::<u64>() {
+        Ok(number) if range.contains(&number) => Ok(Some(number)),
+        _ => Err(invalid(text.into_owned())),
+    }
+}
+
+fn from_now(duration: Duration) -> chrono::DateTime<chrono::Utc> {
+    let duration = chrono::Duration::from_std(duration).unwrap_or(chrono::Duration::MAX);
+    chrono::Utc::now()
+        .checked_add_signed(duration)
+        .unwrap_or(chrono::DateTime::<chrono::Utc>::MAX_UTC)
 }
 
 fn lab_from_headers(headers: &HeaderMap) -> Result<LabId, LabError> {

@@ -17,6 +17,14 @@ pub const LAB_FAULT: &str = "lab-fault";
 /// Demo control: a few seconds lets a learner retry after the key expired.
 pub const LAB_KEY_RETENTION_SECS: &str = "lab-key-retention-secs";
 
+/// How long a claimed key whose request never answered (it crashed) blocks
+/// retries before one may take it over, in seconds (default [`DEFAULT_LOCK_TIMEOUT_SECS`]).
+pub const LAB_LOCK_TIMEOUT_SECS: &str = "lab-lock-timeout-secs";
+/// A minute: far longer than any order takes, short enough to recover.
+pub const DEFAULT_LOCK_TIMEOUT_SECS: u64 = 60;
+/// The longest lock timeout a request may ask for: an hour.
+pub const MAX_LOCK_TIMEOUT_SECS: u64 = 60 * 60;
+
 /// Keys are kept a day unless a request asks otherwise, as Stripe does.
 pub const DEFAULT_KEY_RETENTION_SECS: u64 = 24 * 60 * 60;
 /// The longest retention a request may ask for: 30 days.

@@ -38,6 +38,10 @@ pub async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabE
     let order = store::ORDER_TABLES
         .insert_order(&db, &lab, &key, &order)
         .await?;
+    if controls.crashes_after_create() {
+        // The order exists; the key is never saved, so a retry orders again.
+        return Err(LabError::SimulatedCrash);
+    }
 
     // Step 3: remember the answer for retries. Nothing stops a second row
     // for the same key: the table has no unique constraint.

@@ -7,7 +7,7 @@ use axum::response::Response;
 use lab_core::{Db, LabError, OrderRequest, ServerState, run_order_flow};
 use lab_wire::{IdempotencyKey, LabId};
 
-use crate::store::{self, Claim, KeyState};
+use crate::store::{self, Claim, ClaimTerms, KeyState};
 
 /// `POST /orders`: create an order unless another request already claimed this key.
 pub async fn create_order(
@@ -30,7 +30,12 @@ pub async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabE
     // Step 1: claim the key. Of any number of requests racing here, the
     // UNIQUE constraint lets exactly one insert succeed; every other one gets
     // a unique violation. No `if` of ours decides this, so no timing can fool it.
-    let claim = store::claim_key(&db, &lab, &key, &fingerprint, controls.key_expires_at()).await?;
+    let terms = ClaimTerms {
+        fingerprint: &fingerprint,
+        expires_at: controls.key_expires_at(),
+        locked_until: controls.locked_until(),
+    };
+    let claim = store::claim_key(&db, &lab, &key, &terms).await?;
     if claim == Claim::AlreadyClaimed {
         return answer_duplicate(&db, &lab, &key, &fingerprint).await;
     }
@@ -42,13 +47,16 @@ pub async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabE
     // Step 2: do the work and store its answer on the key, in one
     // transaction. If it fails, release the claim so that a retry is not
     // stuck behind a key that will never get an answer.
-    let stored = match store::create_order_and_save_response(&db, &lab, &key, &order).await {
+    let crash = controls.crashes_after_create();
+    let stored = match store::create_order_and_save_response(&db, &lab, &key, &order, crash).await {
         Ok(stored) => stored,
+        // A crashed process cleans nothing up: the claim stays until its lock runs out.
+        Err(LabError::SimulatedCrash) => return Err(LabError::SimulatedCrash),
         Err(error) => {
             if let Err(release_error) = store::release_key(&db, &lab, &key).await {
                 tracing::error!(%release_error, key = %key, "could not release the key of a failed order");
             }
-            return Err(error.into());
+            return Err(error);
         }
     };
     Ok(stored.first_response())

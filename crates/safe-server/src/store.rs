@@ -2,7 +2,7 @@
 //! SQLite and PostgreSQL (see `lab_core::with_pool!`).
 
 use chrono::{DateTime, Utc};
-use lab_core::{Db, OrderTables, StoredResponse, with_pool, with_reader};
+use lab_core::{Db, LabError, OrderTables, StoredResponse, with_pool, with_reader};
 use lab_wire::{IdempotencyKey, LabId, NewOrder};
 
 /// Who got the key: this request, or an earlier one.
@@ -51,22 +51,38 @@ impl KeyState {
     }
 }
 
+/// When a claim was made, and until when.
+#[derive(Debug, Clone)]
+pub struct ClaimTerms<'a> {
+    /// The fingerprint of the claiming request.
+    pub fingerprint: &'a str,
+    /// When the key stops counting once answered.
+    pub expires_at: DateTime<Utc>,
+    /// Until when an unanswered claim blocks retries.
+    pub locked_until: DateTime<Utc>,
+}
+
 /// Inserts the key with no response yet; a duplicate is refused by the
-/// `safe_idempotency_keys_one_claim` constraint. An answered claim whose
-/// retention has run out no longer counts: it is replaced, once.
+/// `safe_idempotency_keys_one_claim` constraint. Two kinds of old claim no
+/// longer count and are replaced, once: an answered one whose retention ran
+/// out, and an unanswered one whose lock ran out (its request crashed).
 pub async fn claim_key(
     db: &Db,
     lab: &LabId,
     key: &IdempotencyKey,
-    fingerprint: &str,
-    expires_at: DateTime<Utc>,
+    terms: &ClaimTerms<'_>,
 ) -> sqlx::Result<Claim> {
-    match insert_claim(db, lab, key, fingerprint, expires_at).await? {
+    match insert_claim(db, lab, key, terms).await? {
+        Claim::Won => Ok(Claim::Won),
+        Claim::AlreadyClaimed if take_over_abandoned_claim(db, lab, key, terms).await? => {
+            tracing::info!(lab = %lab, key = %key, "took over a claim whose request never answered");
+            Ok(Claim::Won)
+        }
         Claim::AlreadyClaimed if delete_expired_claim(db, lab, key).await? => {
             // Another retry may have replaced it first: the constraint decides again.
-            insert_claim(db, lab, key, fingerprint, expires_at).await
+            insert_claim(db, lab, key, terms).await
         }
-        claim => Ok(claim),
+        Claim::AlreadyClaimed => Ok(Claim::AlreadyClaimed),
     }
 }
 
@@ -74,20 +90,20 @@ async fn insert_claim(
     db: &Db,
     lab: &LabId,
     key: &IdempotencyKey,
-    fingerprint: &str,
-    expires_at: DateTime<Utc>,
+    terms: &ClaimTerms<'_>,
 ) -> sqlx::Result<Claim> {
     let inserted = with_pool!(db, |pool| {
         sqlx::query(
             "INSERT INTO safe_idempotency_keys \
-             (lab_id, idempotency_key, request_fingerprint, created_at, expires_at) \
-             VALUES ($1, $2, $3, $4, $5)",
+             (lab_id, idempotency_key, request_fingerprint, created_at, expires_at, locked_until) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(lab.as_str())
         .bind(key.as_str())
-        .bind(fingerprint)
+        .bind(terms.fingerprint)
         .bind(Utc::now())
-        .bind(expires_at)
+        .bind(terms.expires_at)
+        .bind(terms.locked_until)
         .execute(pool)
         .await
         .map(|_| ())
@@ -100,6 +116,33 @@ async fn insert_claim(
         }
         Err(error) => Err(error),
     }
+}
+
+/// Takes over an unanswered claim whose lock has run out; says whether it
+/// did. The `WHERE` makes it atomic: of several retries, one updates the row.
+async fn take_over_abandoned_claim(
+    db: &Db,
+    lab: &LabId,
+    key: &IdempotencyKey,
+    terms: &ClaimTerms<'_>,
+) -> sqlx::Result<bool> {
+    let taken = with_pool!(db, |pool| {
+        sqlx::query(
+            "UPDATE safe_idempotency_keys \
+             SET request_fingerprint = $3, expires_at = $4, locked_until = $5 \
+             WHERE lab_id = $1 AND idempotency_key = $2 AND status_code IS NULL AND locked_until <= $6",
+        )
+        .bind(lab.as_str())
+        .bind(key.as_str())
+        .bind(terms.fingerprint)
+        .bind(terms.expires_at)
+        .bind(terms.locked_until)
+        .bind(Utc::now())
+        .execute(pool)
+        .await?
+        .rows_affected()
+    });
+    Ok(taken > 0)
 }
 
 /// Deletes the claim on `key` if it was answered and has expired; says whether it did.
@@ -151,7 +194,8 @@ pub async fn create_order_and_save_response(
     lab: &LabId,
     key: &IdempotencyKey,
     new: &NewOrder,
-) -> sqlx::Result<StoredResponse> {
+    crash_after_insert: bool,
+) -> Result<StoredResponse, LabError> {
     ORDER_TABLES
         .insert_order_and_save_response(
             db,
@@ -160,6 +204,7 @@ pub async fn create_order_and_save_response(
             new,
             "UPDATE safe_idempotency_keys SET status_code = $1, response_body = $2 \
              WHERE lab_id = $3 AND idempotency_key = $4",
+            crash_after_insert,
         )
         .await
 }
