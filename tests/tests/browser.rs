@@ -512,3 +512,71 @@ async fn the_page_works_from_the_keyboard_alone() {
         "the typed item was ordered"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_crash_preset_duplicates_on_naive_and_recovers_one_order_on_safe() {
+    let (_, learner) = open_lab().await;
+
+    learner.press_and_wait("Crash mid-request").await;
+
+    // Chromium quietly resends a POST when a reused keep-alive connection
+    // closes without an answer, so the crash can hit more than once: Naive
+    // then holds more than two orders, and the first answer the page sees
+    // from Safe may already be the 409 of a resent request.
+    let naive_text = learner.pane_text("Naive").await;
+    assert!(learner.orders_stored("Naive").await >= 2, "{naive_text}");
+    assert!(naive_text.contains("duplicate purchase"), "{naive_text}");
+    assert_eq!(
+        learner.outcomes("Naive").await.last().map(String::as_str),
+        Some("201")
+    );
+    let safe_text = learner.pane_text("Safe").await;
+    assert_eq!(learner.orders_stored("Safe").await, 1, "{safe_text}");
+    let safe = learner.outcomes("Safe").await;
+    assert!(
+        safe.iter().any(|o| o == "409"),
+        "the crashed claim held the key: {safe:?}"
+    );
+    assert_eq!(
+        safe.last().map(String::as_str),
+        Some("201"),
+        "a retry took the claim over: {safe:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_changed_payload_preset_is_replayed_silently_by_naive_and_refused_by_safe() {
+    let (_, learner) = open_lab().await;
+
+    learner.press_and_wait("Changed payload").await;
+
+    assert_eq!(learner.outcomes("Naive").await, ["dropped", "201 replayed"]);
+    let naive_text = learner.pane_text("Naive").await;
+    assert!(
+        naive_text.contains("believes the new order went through"),
+        "{naive_text}"
+    );
+    let safe = learner.outcomes("Safe").await;
+    assert_eq!(safe.len(), 2, "{safe:?}");
+    assert!(safe[1].starts_with("422"), "{safe:?}");
+    for pane in ["Naive", "Safe"] {
+        assert_eq!(learner.orders_stored(pane).await, 1, "{pane}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_expiry_preset_duplicates_on_both_servers() {
+    let (_, learner) = open_lab().await;
+
+    learner.press_and_wait("Late retry after expiry").await;
+
+    for pane in ["Naive", "Safe"] {
+        let text = learner.pane_text(pane).await;
+        assert_eq!(learner.orders_stored(pane).await, 2, "{pane}:\n{text}");
+        assert_eq!(learner.outcomes(pane).await, ["dropped", "201"], "{pane}");
+        assert!(
+            text.contains("for 2 s only"),
+            "{pane} names the retention:\n{text}"
+        );
+    }
+}

@@ -18,6 +18,8 @@ pub enum Outcome {
     },
     /// The server hung up on purpose after doing the work (`Lab-Fault: drop-response`).
     Dropped,
+    /// The server crashed on purpose after creating the order (`Lab-Fault: crash-after-create`).
+    Crashed,
     /// The client stopped waiting: its timeout ran out first.
     TimedOut,
     /// The connection failed for another reason.
@@ -47,6 +49,7 @@ impl Outcome {
             Self::Rejected { status, title } if title.is_empty() => status.to_string(),
             Self::Rejected { status, title } => format!("{status} {title}"),
             Self::Dropped => "dropped".to_owned(),
+            Self::Crashed => "server crashed".to_owned(),
             Self::TimedOut => "timed out".to_owned(),
             Self::NetworkError(_) => "network error".to_owned(),
         }
@@ -60,6 +63,7 @@ impl Outcome {
             Self::InProgress => "an earlier attempt was still running: try again",
             Self::Rejected { .. } => "refused",
             Self::Dropped => "the server did the work, but the answer was lost",
+            Self::Crashed => "the server stopped after writing the order, before saving its answer",
             Self::TimedOut => "the client stopped waiting",
             Self::NetworkError(_) => "the request failed on the way",
         }
@@ -69,7 +73,11 @@ impl Outcome {
     pub fn calls_for_retry(&self) -> bool {
         matches!(
             self,
-            Self::InProgress | Self::Dropped | Self::TimedOut | Self::NetworkError(_)
+            Self::InProgress
+                | Self::Dropped
+                | Self::Crashed
+                | Self::TimedOut
+                | Self::NetworkError(_)
         )
     }
 }

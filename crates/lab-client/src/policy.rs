@@ -23,6 +23,15 @@ pub struct ClientPolicy {
     pub new_key_per_attempt: bool,
     /// The server commits each copy's first attempt and then loses the answer.
     pub drop_response: bool,
+    /// The server crashes right after creating the order of each copy's
+    /// first attempt, before saving its answer (wins over `drop_response`).
+    pub crash_after_create: bool,
+    /// Retries carry a different order (one more unit of money) under the same key.
+    pub change_order_on_retry: bool,
+    /// How long the server keeps the key, in seconds; 0 leaves its default (a day).
+    pub key_retention_secs: u32,
+    /// How long a crashed claim blocks retries, in seconds; 0 leaves the server's default (a minute).
+    pub lock_timeout_secs: u32,
     /// The server's processing time between checking the key and creating the order (`Lab-Delay-Ms`).
     pub server_delay_ms: u32,
 }
@@ -36,6 +45,10 @@ impl Default for ClientPolicy {
             backoff_ms: 300,
             new_key_per_attempt: false,
             drop_response: false,
+            crash_after_create: false,
+            change_order_on_retry: false,
+            key_retention_secs: 0,
+            lock_timeout_secs: 0,
             server_delay_ms: 0,
         }
     }
@@ -52,6 +65,14 @@ pub struct AttemptPlan {
     pub key: String,
     /// Whether to ask the server to drop the answer.
     pub drop_response: bool,
+    /// Whether to ask the server to crash right after creating the order.
+    pub crash_after_create: bool,
+    /// Whether this attempt carries the changed order instead of the original.
+    pub changed_order: bool,
+    /// `Lab-Key-Retention-Secs` to send (0 = none).
+    pub key_retention_secs: u32,
+    /// `Lab-Lock-Timeout-Secs` to send (0 = none).
+    pub lock_timeout_secs: u32,
     /// `Lab-Delay-Ms` to send.
     pub server_delay_ms: u32,
     /// How long to wait for the answer (0 = no limit).
@@ -113,7 +134,11 @@ where
             copy,
             number,
             key,
-            drop_response: policy.drop_response && number == 1,
+            drop_response: policy.drop_response && !policy.crash_after_create && number == 1,
+            crash_after_create: policy.crash_after_create && number == 1,
+            changed_order: policy.change_order_on_retry && number > 1,
+            key_retention_secs: policy.key_retention_secs,
+            lock_timeout_secs: policy.lock_timeout_secs,
             server_delay_ms: policy.server_delay_ms,
             timeout_ms: policy.timeout_ms,
         })
@@ -229,6 +254,32 @@ mod tests {
             title: String::new(),
         };
         assert_eq!(run_scripted(&policy, vec![refused]).2.len(), 1);
+    }
+
+    #[test]
+    fn a_crash_hits_the_first_attempt_only_and_a_changed_order_goes_with_the_retries() {
+        let policy = ClientPolicy {
+            crash_after_create: true,
+            drop_response: true,
+            change_order_on_retry: true,
+            ..ClientPolicy::default()
+        };
+        let (plans, _, _) = run_scripted(&policy, vec![Outcome::Crashed, Outcome::Created]);
+        assert_eq!(
+            plans
+                .iter()
+                .map(|p| p.crash_after_create)
+                .collect::<Vec<_>>(),
+            [true, false]
+        );
+        assert!(
+            plans.iter().all(|p| !p.drop_response),
+            "a crash wins over a dropped answer"
+        );
+        assert_eq!(
+            plans.iter().map(|p| p.changed_order).collect::<Vec<_>>(),
+            [false, true]
+        );
     }
 
     #[test]

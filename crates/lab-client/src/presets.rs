@@ -13,8 +13,8 @@ pub struct Preset {
     pub explanation: &'static str,
 }
 
-/// The four scenarios, in teaching order.
-pub const PRESETS: [Preset; 4] = [
+/// The scenarios, in teaching order: the teaching matrix's rows.
+pub const PRESETS: [Preset; 7] = [
     Preset {
         name: "Dropped response",
         policy: ClientPolicy {
@@ -24,6 +24,10 @@ pub const PRESETS: [Preset; 4] = [
             backoff_ms: 300,
             new_key_per_attempt: false,
             drop_response: true,
+            crash_after_create: false,
+            change_order_on_retry: false,
+            key_retention_secs: 0,
+            lock_timeout_secs: 0,
             server_delay_ms: 0,
         },
         explanation: "The server creates the order, but its answer is lost on the way back. The client cannot \
@@ -40,6 +44,10 @@ pub const PRESETS: [Preset; 4] = [
             backoff_ms: 300,
             new_key_per_attempt: false,
             drop_response: false,
+            crash_after_create: false,
+            change_order_on_retry: false,
+            key_retention_secs: 0,
+            lock_timeout_secs: 0,
             server_delay_ms: 300,
         },
         explanation: "Three copies with one key arrive together, like a double click or parallel retries, and \
@@ -56,6 +64,10 @@ pub const PRESETS: [Preset; 4] = [
             backoff_ms: 300,
             new_key_per_attempt: false,
             drop_response: false,
+            crash_after_create: false,
+            change_order_on_retry: false,
+            key_retention_secs: 0,
+            lock_timeout_secs: 0,
             server_delay_ms: 1200,
         },
         explanation: "The server needs 1.2 s, the client gives up after 0.5 s and retries while the first \
@@ -72,11 +84,74 @@ pub const PRESETS: [Preset; 4] = [
             backoff_ms: 300,
             new_key_per_attempt: true,
             drop_response: true,
+            crash_after_create: false,
+            change_order_on_retry: false,
+            key_retention_secs: 0,
+            lock_timeout_secs: 0,
             server_delay_ms: 0,
         },
         explanation: "The answer is lost again, but this client makes a new key for every attempt. Notice: \
             both servers see two unrelated requests and create two orders, the safe one too. The key must \
             be made once per purchase, before the first attempt, and sent again on every retry.",
+    },
+    Preset {
+        name: "Crash mid-request",
+        policy: ClientPolicy {
+            copies: 1,
+            retries: 4,
+            timeout_ms: 0,
+            backoff_ms: 300,
+            new_key_per_attempt: false,
+            drop_response: false,
+            crash_after_create: true,
+            change_order_on_retry: false,
+            key_retention_secs: 0,
+            lock_timeout_secs: 1,
+            server_delay_ms: 0,
+        },
+        explanation: "The server crashes right after writing the order, before saving its answer. Notice: \
+            Naive kept the order but no answer, so the retry orders again. Safe wrote the order and its answer \
+            in one transaction, which the crash rolled back; its claim on the key answers 409 until the lock \
+            (1 s here) runs out, then one retry creates the order. Key, order and answer belong together.",
+    },
+    Preset {
+        name: "Changed payload",
+        policy: ClientPolicy {
+            copies: 1,
+            retries: 2,
+            timeout_ms: 0,
+            backoff_ms: 300,
+            new_key_per_attempt: false,
+            drop_response: true,
+            crash_after_create: false,
+            change_order_on_retry: true,
+            key_retention_secs: 0,
+            lock_timeout_secs: 0,
+            server_delay_ms: 0,
+        },
+        explanation: "The answer is lost; meanwhile the customer changes the order (one more to pay) and the \
+            app retries with the same key. Notice: Naive replays the first order's answer, so the customer \
+            believes the new order went through. Safe compares the request with the one that used the key \
+            first and answers 422: a key belongs to one request.",
+    },
+    Preset {
+        name: "Late retry after expiry",
+        policy: ClientPolicy {
+            copies: 1,
+            retries: 1,
+            timeout_ms: 0,
+            backoff_ms: 2500,
+            new_key_per_attempt: false,
+            drop_response: true,
+            crash_after_create: false,
+            change_order_on_retry: false,
+            key_retention_secs: 2,
+            lock_timeout_secs: 0,
+            server_delay_ms: 0,
+        },
+        explanation: "The servers keep this key for 2 s (a day by default); the answer is lost and the client \
+            retries after 2.5 s. Notice: both servers have forgotten the key and create a second order. How \
+            long keys are kept is a trade-off between storage and late retries, not a detail.",
     },
 ];
 

@@ -5,6 +5,9 @@ use std::collections::BTreeSet;
 
 use crate::{AttemptRecord, ClientPolicy, Outcome, money, short_key};
 
+/// How much more the changed order of `change_order_on_retry` costs.
+pub const CHANGED_ORDER_EXTRA_CENTS: i64 = 100;
+
 /// What one run against one server left behind.
 #[derive(Debug, Clone)]
 pub struct RunFacts<'a> {
@@ -45,6 +48,10 @@ pub fn verdict(facts: &RunFacts<'_>) -> String {
         money(facts.amount_cents * orders as i64)
     );
     let dropped = count(attempts, |o| *o == Outcome::Dropped);
+    let crashed = count(attempts, |o| *o == Outcome::Crashed);
+    let refused_reuse = count(attempts, |o| {
+        matches!(o, Outcome::Rejected { status: 422, .. })
+    });
     let timed_out = count(attempts, |o| *o == Outcome::TimedOut);
     let in_progress = count(attempts, |o| *o == Outcome::InProgress);
     let replayed = count(attempts, |o| *o == Outcome::Replayed);
@@ -76,6 +83,22 @@ pub fn verdict(facts: &RunFacts<'_>) -> String {
         );
     }
 
+    if orders > 1 && crashed > 0 {
+        return format!(
+            "The server crashed after writing the order, before saving its answer. The retry with key \
+             {first_key}… found no saved answer and ordered again: {orders} orders for one purchase. {charged} \
+             The order and its answer have to be stored together."
+        );
+    }
+
+    if orders > 1 && facts.policy.key_retention_secs > 0 {
+        return format!(
+            "The server kept key {first_key}… for {} s only; the retry came later, so the server took it for \
+             a new purchase: {orders} orders. {charged} How long keys are kept is a trade-off.",
+            facts.policy.key_retention_secs
+        );
+    }
+
     if orders > 1 {
         return format!(
             "{} with key {first_key}… reached the server together. Each looked for the key, saw no earlier \
@@ -86,6 +109,19 @@ pub fn verdict(facts: &RunFacts<'_>) -> String {
 
     // Exactly one order: say what became of every other attempt.
     let mut others = Vec::new();
+    if crashed > 0 {
+        others.push(format!(
+            "the server crashed {} after writing the order, and nothing of that attempt was kept",
+            plural(crashed, "time", "times")
+        ));
+    }
+    if refused_reuse > 0 {
+        others.push(format!(
+            "{} with a different order under the same key {} refused (422: a key belongs to one request)",
+            plural(refused_reuse, "retry", "retries"),
+            if refused_reuse == 1 { "was" } else { "were" }
+        ));
+    }
     if dropped > 0 {
         others.push(format!(
             "{} lost on the way back although the order was made",
@@ -108,6 +144,13 @@ pub fn verdict(facts: &RunFacts<'_>) -> String {
         others.push(format!(
             "{} the stored answer replayed",
             plural(replayed, "retry got", "retries got")
+        ));
+    }
+    if facts.policy.change_order_on_retry && replayed > 0 {
+        others.push(format!(
+            "the retry asked for a different order ({}) and was answered with the first one's ({price}): the \
+             customer believes the new order went through",
+            money(facts.amount_cents + CHANGED_ORDER_EXTRA_CENTS)
         ));
     }
     let story = if others.is_empty() {
@@ -232,6 +275,75 @@ mod tests {
             text.contains("exactly one order (it was created)"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_crash_that_left_two_orders_blames_the_separate_answer() {
+        let policy = &PRESETS[4].policy;
+        let attempts = [
+            attempt(1, 1, "k", Outcome::Crashed),
+            attempt(1, 2, "k", Outcome::Created),
+        ];
+        let text = verdict(&facts(policy, &attempts, 2));
+        assert!(text.contains("crashed after writing the order"), "{text}");
+        assert!(text.contains("2 × 4.50 = 9.00"), "{text}");
+    }
+
+    #[test]
+    fn a_crash_that_left_one_order_tells_the_409s_and_the_recovery() {
+        let policy = &PRESETS[4].policy;
+        let attempts = [
+            attempt(1, 1, "k", Outcome::Crashed),
+            attempt(1, 2, "k", Outcome::InProgress),
+            attempt(1, 3, "k", Outcome::Created),
+        ];
+        let text = verdict(&facts(policy, &attempts, 1));
+        assert!(text.contains("exactly one order"), "{text}");
+        assert!(
+            text.contains("crashed 1 time after writing the order"),
+            "{text}"
+        );
+        assert!(text.contains("1 attempt was told 409"), "{text}");
+    }
+
+    #[test]
+    fn a_changed_order_is_refused_by_one_server_and_silently_replayed_by_the_other() {
+        let policy = &PRESETS[5].policy;
+        let refused = Outcome::Rejected {
+            status: 422,
+            title: "Idempotency-Key reused".into(),
+        };
+        let safe = [
+            attempt(1, 1, "k", Outcome::Dropped),
+            attempt(1, 2, "k", refused),
+        ];
+        let text = verdict(&facts(policy, &safe, 1));
+        assert!(
+            text.contains("1 retry with a different order under the same key was refused (422"),
+            "{text}"
+        );
+        let naive = [
+            attempt(1, 1, "k", Outcome::Dropped),
+            attempt(1, 2, "k", Outcome::Replayed),
+        ];
+        let text = verdict(&facts(policy, &naive, 1));
+        assert!(
+            text.contains(
+                "asked for a different order (5.50) and was answered with the first one's (4.50)"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_retry_after_expiry_names_the_retention() {
+        let policy = &PRESETS[6].policy;
+        let attempts = [
+            attempt(1, 1, "k", Outcome::Dropped),
+            attempt(1, 2, "k", Outcome::Created),
+        ];
+        let text = verdict(&facts(policy, &attempts, 2));
+        assert!(text.contains("kept key k… for 2 s only"), "{text}");
     }
 
     #[test]

@@ -4,7 +4,10 @@ use futures::future::{Either, select};
 use gloo_net::http::Request;
 use gloo_timers::future::TimeoutFuture;
 use lab_client::{AttemptPlan, Outcome};
-use lab_wire::headers::{IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_DELAY_MS, LAB_FAULT, LAB_ID};
+use lab_wire::headers::{
+    IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_DELAY_MS, LAB_FAULT, LAB_ID, LAB_KEY_RETENTION_SECS,
+    LAB_LOCK_TIMEOUT_SECS,
+};
 use lab_wire::{LabId, NewOrder, Order, Problem};
 
 /// One of the two servers the page compares.
@@ -38,8 +41,16 @@ pub async fn place_order(
         .header(IDEMPOTENCY_KEY, &plan.key)
         .header(LAB_DELAY_MS, &plan.server_delay_ms.to_string())
         .abort_signal(controller.as_ref().map(|c| c.signal()).as_ref());
-    if plan.drop_response {
+    if plan.crash_after_create {
+        request = request.header(LAB_FAULT, "crash-after-create");
+    } else if plan.drop_response {
         request = request.header(LAB_FAULT, "drop-response");
+    }
+    if plan.key_retention_secs > 0 {
+        request = request.header(LAB_KEY_RETENTION_SECS, &plan.key_retention_secs.to_string());
+    }
+    if plan.lock_timeout_secs > 0 {
+        request = request.header(LAB_LOCK_TIMEOUT_SECS, &plan.lock_timeout_secs.to_string());
     }
     let request = match request.json(order) {
         Ok(request) => request,
@@ -76,6 +87,7 @@ pub async fn place_order(
             Outcome::from_status(status, replayed, title)
         }
         // The browser cannot see why a connection closed; the page knows it asked for it.
+        Err(_) if plan.crash_after_create => Outcome::Crashed,
         Err(_) if plan.drop_response => Outcome::Dropped,
         Err(error) => Outcome::NetworkError(error.to_string()),
     }

@@ -213,12 +213,28 @@ pub fn App() -> impl IntoView {
                     <NumberField
                         id="retries"
                         label="Retries"
-                        hint=RETRIES_HINT
+                        hint="How many times the client tries again after a lost answer, a timeout or a 409."
                         value=controls.retries
                         min=0
                         max=5
                         step=1
                         disabled=Signal::stored(false)
+                    />
+                    <NumberField
+                        id="backoff"
+                        label="Wait before retrying (ms)"
+                        hint="The pause before the first retry; it doubles before each further one."
+                        value=controls.backoff_ms
+                        min=0
+                        max=10000
+                        step=100
+                        disabled=Signal::stored(false)
+                    />
+                    <CheckField
+                        id="change-order-on-retry"
+                        label="Change the order on retry"
+                        hint="Retries carry the same key but a different order (one more to pay), as when the customer edits the basket meanwhile."
+                        value=controls.change_order_on_retry
                     />
                     <CheckField
                         id="new-key-per-attempt"
@@ -229,6 +245,32 @@ pub fn App() -> impl IntoView {
                 </fieldset>
                 <fieldset>
                     <legend>"The server"</legend>
+                    <CheckField
+                        id="crash-after-create"
+                        label="Crash after creating the order"
+                        hint="The server stops right after writing the order, before saving its answer, as if the process died (wins over Drop response)."
+                        value=controls.crash_after_create
+                    />
+                    <NumberField
+                        id="lock-timeout"
+                        label="Lock timeout (s)"
+                        hint="How long a crashed request's claim blocks retries on Safe before one may take it over. 0 keeps the server's default (60 s)."
+                        value=controls.lock_timeout_secs
+                        min=0
+                        max=3600
+                        step=1
+                        disabled=Signal::stored(false)
+                    />
+                    <NumberField
+                        id="key-retention"
+                        label="Keep keys for (s)"
+                        hint="How long the servers remember this purchase's key; a retry after that is a new purchase. 0 keeps the default (a day)."
+                        value=controls.key_retention_secs
+                        min=0
+                        max=86400
+                        step=1
+                        disabled=Signal::stored(false)
+                    />
                     <NumberField
                         id="server-processing-time"
                         label="Server processing time (ms)"
@@ -286,6 +328,3 @@ pub fn App() -> impl IntoView {
         </main>
     }
 }
-
-/// Names the backoff of `state::BACKOFF_MS`.
-const RETRIES_HINT: &str = "How many times the client tries again after a lost answer, a timeout or a 409. It waits 300 ms before the first retry and doubles the wait each time.";

@@ -116,6 +116,7 @@ fn outcome_kind(outcome: &lab_client::Outcome) -> &'static str {
         InProgress => "in-progress",
         Rejected { .. } => "rejected",
         Dropped => "dropped",
+        Crashed => "crashed",
         TimedOut => "timed-out",
         NetworkError(_) => "network-error",
     }

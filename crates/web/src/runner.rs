@@ -3,7 +3,7 @@
 
 use futures::future::{join, join_all};
 use gloo_timers::future::TimeoutFuture;
-use lab_client::verdict::RunFacts;
+use lab_client::verdict::{CHANGED_ORDER_EXTRA_CENTS, RunFacts};
 use lab_client::{AttemptPlan, AttemptRecord, ClientPolicy, Outcome, Purchases, verdict};
 use lab_wire::{LabId, NewOrder};
 use leptos::prelude::*;
@@ -130,7 +130,15 @@ async fn attempt(context: &RunContext, pane: Pane, plan: AttemptPlan) -> Outcome
         });
         attempts.len() - 1
     });
-    let outcome = api::place_order(pane.server, &context.lab, &plan, &context.order).await;
+    let order = if plan.changed_order {
+        NewOrder {
+            amount_cents: context.order.amount_cents + CHANGED_ORDER_EXTRA_CENTS,
+            ..context.order.clone()
+        }
+    } else {
+        context.order.clone()
+    };
+    let outcome = api::place_order(pane.server, &context.lab, &plan, &order).await;
     let ended_ms = now_ms() - context.started_at;
     pane.attempts.update(|attempts| {
         if let Some(record) = index.and_then(|i| attempts.get_mut(i)) {

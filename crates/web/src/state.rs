@@ -15,14 +15,15 @@ pub struct Controls {
     pub server_delay_ms: RwSignal<u32>,
     pub timeout_ms: RwSignal<u32>,
     pub retries: RwSignal<u32>,
+    pub backoff_ms: RwSignal<u32>,
     pub new_key_per_attempt: RwSignal<bool>,
+    pub crash_after_create: RwSignal<bool>,
+    pub change_order_on_retry: RwSignal<bool>,
+    pub key_retention_secs: RwSignal<u32>,
+    pub lock_timeout_secs: RwSignal<u32>,
     pub item: RwSignal<String>,
     pub amount: RwSignal<String>,
 }
-
-/// The pause before the first retry; it doubles before each further one.
-/// (The Retries hint in `app.rs` says 300 ms.)
-pub const BACKOFF_MS: u32 = 300;
 
 impl Controls {
     pub fn new() -> Self {
@@ -33,7 +34,12 @@ impl Controls {
             server_delay_ms: RwSignal::new(300),
             timeout_ms: RwSignal::new(0),
             retries: RwSignal::new(2),
+            backoff_ms: RwSignal::new(300),
             new_key_per_attempt: RwSignal::new(false),
+            crash_after_create: RwSignal::new(false),
+            change_order_on_retry: RwSignal::new(false),
+            key_retention_secs: RwSignal::new(0),
+            lock_timeout_secs: RwSignal::new(0),
             item: RwSignal::new("coffee".to_owned()),
             amount: RwSignal::new("4.50".to_owned()),
         }
@@ -50,9 +56,13 @@ impl Controls {
             },
             retries: narrow(self.retries.get_untracked()),
             timeout_ms: self.timeout_ms.get_untracked(),
-            backoff_ms: BACKOFF_MS,
+            backoff_ms: self.backoff_ms.get_untracked(),
             new_key_per_attempt: self.new_key_per_attempt.get_untracked(),
             drop_response: self.drop_response.get_untracked(),
+            crash_after_create: self.crash_after_create.get_untracked(),
+            change_order_on_retry: self.change_order_on_retry.get_untracked(),
+            key_retention_secs: self.key_retention_secs.get_untracked(),
+            lock_timeout_secs: self.lock_timeout_secs.get_untracked(),
             server_delay_ms: self.server_delay_ms.get_untracked(),
         }
         .clamped()
@@ -65,9 +75,14 @@ impl Controls {
             self.copies.set(u32::from(policy.copies));
         }
         self.retries.set(u32::from(policy.retries));
+        self.backoff_ms.set(policy.backoff_ms);
         self.timeout_ms.set(policy.timeout_ms);
         self.new_key_per_attempt.set(policy.new_key_per_attempt);
         self.drop_response.set(policy.drop_response);
+        self.crash_after_create.set(policy.crash_after_create);
+        self.change_order_on_retry.set(policy.change_order_on_retry);
+        self.key_retention_secs.set(policy.key_retention_secs);
+        self.lock_timeout_secs.set(policy.lock_timeout_secs);
         self.server_delay_ms.set(policy.server_delay_ms);
     }
 }
