@@ -4,7 +4,9 @@
 use lab_core::OrderServer;
 use lab_e2e::client::{COFFEE, send};
 use lab_e2e::{Attempt, Backend, new_key, on_both_servers_and_backends, spawn_server};
-use lab_wire::headers::{LAB_DELAY_MS, LAB_FAULT, LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS};
+use lab_wire::headers::{
+    LAB_CANCELLATION, LAB_DELAY_MS, LAB_FAULT, LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS,
+};
 
 on_both_servers_and_backends!(
     every_kind_of_bad_request_gets_its_documented_problem_and_changes_nothing
@@ -160,6 +162,14 @@ async fn every_kind_of_bad_request_gets_its_documented_problem_and_changes_nothi
                 .header(LAB_FAULT, "explode"),
             400,
             "unknown-lab-fault",
+        ),
+        (
+            "unknown cancellation",
+            server
+                .order_request(Some(&key), COFFEE)
+                .header(LAB_CANCELLATION, "sometimes"),
+            400,
+            "invalid-lab-cancellation",
         ),
         (
             "lock timeout of two hours",

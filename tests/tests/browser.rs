@@ -4,6 +4,7 @@
 //! Needs the built page (`dist/`, or `LAB_UI_DIR`) and Chromium with
 //! chromedriver; `cargo xtask test` provides all three.
 
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -19,9 +20,22 @@ struct Chromedriver {
 
 impl Drop for Chromedriver {
     fn drop(&mut self) {
+        // chromedriver and the Chromium it started share a process group
+        // (see `start_chromedriver`): end them all, or every test would
+        // leave a browser running.
+        let group = format!("-{}", self.process.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
         let _ = self.process.kill();
         let _ = self.process.wait();
     }
+}
+
+/// Runs a browser test body, failing it (rather than hanging the suite)
+/// if a WebDriver call never returns.
+async fn within_deadline(body: impl Future<Output = ()>) {
+    tokio::time::timeout(Duration::from_secs(120), body)
+        .await
+        .expect("the browser test finished within two minutes");
 }
 
 fn ui_dir() -> PathBuf {
@@ -44,6 +58,7 @@ async fn start_chromedriver() -> Chromedriver {
         .port();
     let process = Command::new(&binary)
         .arg(format!("--port={port}"))
+        .process_group(0)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -187,6 +202,31 @@ impl Learner {
         (control, label_element)
     }
 
+    /// Types `value` into the number field labelled `label` and leaves it (Tab).
+    async fn set_number(&self, label: &str, value: u32) {
+        let (field, _) = self.control(label).await;
+        field.clear().await.expect("clear the field");
+        field
+            .send_keys(&format!("{value}\u{E004}"))
+            .await
+            .expect("type and press Tab");
+        assert_eq!(
+            field.prop("value").await.expect("value").as_deref(),
+            Some(value.to_string().as_str()),
+            "{label}"
+        );
+    }
+
+    /// Unticks the checkbox whose label reads `label` by clicking the label.
+    async fn untick(&self, label: &str) {
+        let (checkbox, label_element) = self.control(label).await;
+        label_element.click().await.expect("click the label");
+        assert!(
+            !checkbox.is_selected().await.expect("state"),
+            "clicking {label:?} unticks its box"
+        );
+    }
+
     /// Ticks the checkbox whose label reads `label` by clicking the label.
     async fn tick(&self, label: &str) {
         let (checkbox, label_element) = self.control(label).await;
@@ -274,309 +314,376 @@ async fn open_lab() -> (String, Learner) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sending_concurrently_shows_more_orders_on_the_naive_pane_than_the_single_safe_one() {
-    let (_, learner) = open_lab().await;
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
 
-    learner.tick("Send concurrently").await;
-    learner.press_and_wait("Place order").await;
+        learner.tick("Send concurrently").await;
+        learner.press_and_wait("Place order").await;
 
-    let naive = learner.orders_stored("Naive").await;
-    let safe = learner.orders_stored("Safe").await;
-    let naive_text = learner.pane_text("Naive").await;
-    let safe_text = learner.pane_text("Safe").await;
-    assert_eq!(
-        safe, 1,
-        "the safe server stores exactly one order:\n{safe_text}"
-    );
-    assert!(
-        naive > safe,
-        "the naive server stores duplicates ({naive} vs {safe}):\n{naive_text}"
-    );
-    assert!(
-        naive_text.contains("duplicate purchase"),
-        "the naive pane flags the duplicates:\n{naive_text}"
-    );
-    assert!(
-        naive_text.contains("charged"),
-        "the naive verdict names the charge:\n{naive_text}"
-    );
-    assert!(
-        !safe_text.contains("duplicate"),
-        "no duplicate on the safe pane:\n{safe_text}"
-    );
+        let naive = learner.orders_stored("Naive").await;
+        let safe = learner.orders_stored("Safe").await;
+        let naive_text = learner.pane_text("Naive").await;
+        let safe_text = learner.pane_text("Safe").await;
+        assert_eq!(
+            safe, 1,
+            "the safe server stores exactly one order:\n{safe_text}"
+        );
+        assert!(
+            naive > safe,
+            "the naive server stores duplicates ({naive} vs {safe}):\n{naive_text}"
+        );
+        assert!(
+            naive_text.contains("duplicate purchase"),
+            "the naive pane flags the duplicates:\n{naive_text}"
+        );
+        assert!(
+            naive_text.contains("charged"),
+            "the naive verdict names the charge:\n{naive_text}"
+        );
+        assert!(
+            !safe_text.contains("duplicate"),
+            "no duplicate on the safe pane:\n{safe_text}"
+        );
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_dropped_response_preset_leaves_one_order_on_each_server() {
-    let (_, learner) = open_lab().await;
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
 
-    learner.press_and_wait("Dropped response").await;
+        learner.press_and_wait("Dropped response").await;
 
-    for pane in ["Naive", "Safe"] {
-        assert_eq!(
-            learner.orders_stored(pane).await,
-            1,
-            "{pane}:\n{}",
-            learner.pane_text(pane).await
+        for pane in ["Naive", "Safe"] {
+            assert_eq!(
+                learner.orders_stored(pane).await,
+                1,
+                "{pane}:\n{}",
+                learner.pane_text(pane).await
+            );
+            assert_eq!(
+                learner.outcomes(pane).await,
+                ["dropped", "201 replayed"],
+                "{pane}"
+            );
+        }
+        let page = learner
+            .browser
+            .find(Locator::Css("main"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(
+            page.contains("What to notice: Dropped response"),
+            "the preset explains itself"
         );
-        assert_eq!(
-            learner.outcomes(pane).await,
-            ["dropped", "201 replayed"],
-            "{pane}"
-        );
-    }
-    let page = learner
-        .browser
-        .find(Locator::Css("main"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert!(
-        page.contains("What to notice: Dropped response"),
-        "the preset explains itself"
-    );
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_concurrent_preset_duplicates_on_naive_and_keeps_one_order_on_safe() {
-    let (_, learner) = open_lab().await;
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
 
-    learner.press_and_wait("Concurrent sends").await;
+        learner.press_and_wait("Concurrent sends").await;
 
-    let naive = learner.orders_stored("Naive").await;
-    assert!(
-        naive > 1,
-        "several orders on Naive:\n{}",
-        learner.pane_text("Naive").await
-    );
-    assert!(
-        learner
-            .pane_text("Naive")
-            .await
-            .contains("duplicate purchase")
-    );
-    assert_eq!(
-        learner
-            .outcomes("Naive")
-            .await
-            .iter()
-            .filter(|o| *o == "201")
-            .count(),
-        naive
-    );
-    assert_eq!(learner.orders_stored("Safe").await, 1);
-    let safe = learner.outcomes("Safe").await;
-    assert_eq!(safe.len(), 3, "{safe:?}");
-    assert_eq!(
-        safe.iter().filter(|o| *o == "201").count(),
-        1,
-        "one copy won: {safe:?}"
-    );
-    assert!(
-        safe.iter().all(|o| o == "201" || o == "409"),
-        "the others were told 409: {safe:?}"
-    );
-    learner.save_screenshot("lab-concurrent.png").await;
+        let naive = learner.orders_stored("Naive").await;
+        assert!(
+            naive > 1,
+            "several orders on Naive:\n{}",
+            learner.pane_text("Naive").await
+        );
+        assert!(
+            learner
+                .pane_text("Naive")
+                .await
+                .contains("duplicate purchase")
+        );
+        assert_eq!(
+            learner
+                .outcomes("Naive")
+                .await
+                .iter()
+                .filter(|o| *o == "201")
+                .count(),
+            naive
+        );
+        assert_eq!(learner.orders_stored("Safe").await, 1);
+        let safe = learner.outcomes("Safe").await;
+        assert_eq!(safe.len(), 3, "{safe:?}");
+        assert_eq!(
+            safe.iter().filter(|o| *o == "201").count(),
+            1,
+            "one copy won: {safe:?}"
+        );
+        assert!(
+            safe.iter().all(|o| o == "201" || o == "409"),
+            "the others were told 409: {safe:?}"
+        );
+        learner.save_screenshot("lab-concurrent.png").await;
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_slow_response_preset_duplicates_on_naive_and_answers_409_then_a_replay_on_safe() {
-    let (_, learner) = open_lab().await;
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
 
-    learner
-        .press_and_wait("Slow response + client timeout")
-        .await;
+        learner
+            .press_and_wait("Slow response + client timeout")
+            .await;
 
-    let naive_text = learner.pane_text("Naive").await;
-    assert_eq!(
-        learner.orders_stored("Naive").await,
-        2,
-        "the timed-out retry made a second order:\n{naive_text}"
-    );
-    assert!(naive_text.contains("duplicate purchase"), "{naive_text}");
-    assert_eq!(learner.orders_stored("Safe").await, 1);
-    let safe = learner.outcomes("Safe").await;
-    assert_eq!(
-        safe.first().map(String::as_str),
-        Some("timed out"),
-        "{safe:?}"
-    );
-    let conflict = safe
-        .iter()
-        .position(|o| o == "409")
-        .unwrap_or_else(|| panic!("a 409 on Safe: {safe:?}"));
-    assert_eq!(
-        safe.last().map(String::as_str),
-        Some("201 replayed"),
-        "{safe:?}"
-    );
-    assert!(
-        conflict < safe.len() - 1,
-        "the 409 comes before the replay: {safe:?}"
-    );
+        let naive_text = learner.pane_text("Naive").await;
+        assert_eq!(
+            learner.orders_stored("Naive").await,
+            2,
+            "the timed-out retry made a second order:\n{naive_text}"
+        );
+        assert!(naive_text.contains("duplicate purchase"), "{naive_text}");
+        assert_eq!(learner.orders_stored("Safe").await, 1);
+        let safe = learner.outcomes("Safe").await;
+        assert_eq!(
+            safe.first().map(String::as_str),
+            Some("timed out"),
+            "{safe:?}"
+        );
+        let conflict = safe
+            .iter()
+            .position(|o| o == "409")
+            .unwrap_or_else(|| panic!("a 409 on Safe: {safe:?}"));
+        assert_eq!(
+            safe.last().map(String::as_str),
+            Some("201 replayed"),
+            "{safe:?}"
+        );
+        assert!(
+            conflict < safe.len() - 1,
+            "the 409 comes before the replay: {safe:?}"
+        );
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_new_key_preset_duplicates_on_both_servers() {
-    let (_, learner) = open_lab().await;
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
 
-    learner.press_and_wait("New key per attempt").await;
+        learner.press_and_wait("New key per attempt").await;
 
-    for pane in ["Naive", "Safe"] {
-        let text = learner.pane_text(pane).await;
-        assert_eq!(learner.orders_stored(pane).await, 2, "{pane}:\n{text}");
-        assert!(
-            text.contains("duplicate purchase"),
-            "{pane} flags one purchase with two keys:\n{text}"
-        );
-        assert_eq!(learner.outcomes(pane).await, ["dropped", "201"], "{pane}");
-    }
+        for pane in ["Naive", "Safe"] {
+            let text = learner.pane_text(pane).await;
+            assert_eq!(learner.orders_stored(pane).await, 2, "{pane}:\n{text}");
+            assert!(
+                text.contains("duplicate purchase"),
+                "{pane} flags one purchase with two keys:\n{text}"
+            );
+            assert_eq!(learner.outcomes(pane).await, ["dropped", "201"], "{pane}");
+        }
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn learners_in_different_labs_do_not_see_each_others_orders_and_reset_clears_only_ones_own() {
-    let (base, alice) = open_lab().await;
-    let bob = Learner::open(&base).await;
-    let alice_url = alice.current_url().await;
-    assert_ne!(
-        alice_url,
-        bob.current_url().await,
-        "each browser gets its own lab in its URL"
-    );
+    within_deadline(async {
+        let (base, alice) = open_lab().await;
+        let bob = Learner::open(&base).await;
+        let alice_url = alice.current_url().await;
+        assert_ne!(
+            alice_url,
+            bob.current_url().await,
+            "each browser gets its own lab in its URL"
+        );
 
-    alice.press_and_wait("Place order").await;
-    alice.press_and_wait("Place order").await;
-    bob.press_and_wait("Place order").await;
-    assert_eq!(alice.orders_stored("Naive").await, 2);
-    assert_eq!(
-        bob.orders_stored("Naive").await,
-        1,
-        "Bob sees only his own order"
-    );
+        alice.press_and_wait("Place order").await;
+        alice.press_and_wait("Place order").await;
+        bob.press_and_wait("Place order").await;
+        assert_eq!(alice.orders_stored("Naive").await, 2);
+        assert_eq!(
+            bob.orders_stored("Naive").await,
+            1,
+            "Bob sees only his own order"
+        );
 
-    bob.press_and_wait("Reset").await;
-    assert_eq!(bob.orders_stored("Naive").await, 0);
-    assert_eq!(bob.orders_stored("Safe").await, 0);
-    alice.go_to(&alice_url).await;
-    let alice_after =
-        eventually(async || Some(alice.orders_stored("Safe").await).filter(|n| *n == 2)).await;
-    assert_eq!(alice_after, Some(2), "Bob's reset left Alice's lab alone");
+        bob.press_and_wait("Reset").await;
+        assert_eq!(bob.orders_stored("Naive").await, 0);
+        assert_eq!(bob.orders_stored("Safe").await, 0);
+        alice.go_to(&alice_url).await;
+        let alice_after =
+            eventually(async || Some(alice.orders_stored("Safe").await).filter(|n| *n == 2)).await;
+        assert_eq!(alice_after, Some(2), "Bob's reset left Alice's lab alone");
 
-    // A teacher opens Alice's lab from her link.
-    bob.go_to(&alice_url).await;
-    let teacher_sees =
-        eventually(async || Some(bob.orders_stored("Naive").await).filter(|n| *n == 2)).await;
-    assert_eq!(teacher_sees, Some(2), "Alice's link opens Alice's lab");
+        // A teacher opens Alice's lab from her link.
+        bob.go_to(&alice_url).await;
+        let teacher_sees =
+            eventually(async || Some(bob.orders_stored("Naive").await).filter(|n| *n == 2)).await;
+        assert_eq!(teacher_sees, Some(2), "Alice's link opens Alice's lab");
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_works_from_the_keyboard_alone() {
-    let (_, learner) = open_lab().await;
-    let field = async |label: &str| learner.control(label).await.0;
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
+        let field = async |label: &str| learner.control(label).await.0;
 
-    // Space toggles a focused checkbox; Enter in a text field submits the form.
-    field("Send concurrently")
-        .await
-        .send_keys(" ")
-        .await
-        .expect("press space");
-    assert!(
+        // Space toggles a focused checkbox; Enter in a text field submits the form.
         field("Send concurrently")
             .await
-            .is_selected()
+            .send_keys(" ")
             .await
-            .unwrap()
-    );
-    let item = field("Item").await;
-    item.clear().await.expect("clear the item");
-    item.send_keys("tea\u{E007}")
-        .await
-        .expect("type and press Enter");
-    let status = learner
-        .browser
-        .find(Locator::Css("[role=status]"))
-        .await
-        .unwrap();
-    eventually(async || status.text().await.ok().filter(|t| t.starts_with("Done")))
-        .await
-        .expect("Enter placed the order");
+            .expect("press space");
+        assert!(
+            field("Send concurrently")
+                .await
+                .is_selected()
+                .await
+                .unwrap()
+        );
+        let item = field("Item").await;
+        item.clear().await.expect("clear the item");
+        item.send_keys("tea\u{E007}")
+            .await
+            .expect("type and press Enter");
+        let status = learner
+            .browser
+            .find(Locator::Css("[role=status]"))
+            .await
+            .unwrap();
+        eventually(async || status.text().await.ok().filter(|t| t.starts_with("Done")))
+            .await
+            .expect("Enter placed the order");
 
-    assert_eq!(learner.orders_stored("Safe").await, 1);
-    assert!(
-        learner.orders_stored("Naive").await > 1,
-        "the box ticked by keyboard sent copies"
-    );
-    assert!(
-        learner.pane_text("Safe").await.contains("tea · 4.50"),
-        "the typed item was ordered"
-    );
+        assert_eq!(learner.orders_stored("Safe").await, 1);
+        assert!(
+            learner.orders_stored("Naive").await > 1,
+            "the box ticked by keyboard sent copies"
+        );
+        assert!(
+            learner.pane_text("Safe").await.contains("tea · 4.50"),
+            "the typed item was ordered"
+        );
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_crash_preset_duplicates_on_naive_and_recovers_one_order_on_safe() {
-    let (_, learner) = open_lab().await;
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
 
-    learner.press_and_wait("Crash mid-request").await;
+        learner.press_and_wait("Crash mid-request").await;
 
-    // Chromium quietly resends a POST when a reused keep-alive connection
-    // closes without an answer, so the crash can hit more than once: Naive
-    // then holds more than two orders, and the first answer the page sees
-    // from Safe may already be the 409 of a resent request.
-    let naive_text = learner.pane_text("Naive").await;
-    assert!(learner.orders_stored("Naive").await >= 2, "{naive_text}");
-    assert!(naive_text.contains("duplicate purchase"), "{naive_text}");
-    assert_eq!(
-        learner.outcomes("Naive").await.last().map(String::as_str),
-        Some("201")
-    );
-    let safe_text = learner.pane_text("Safe").await;
-    assert_eq!(learner.orders_stored("Safe").await, 1, "{safe_text}");
-    let safe = learner.outcomes("Safe").await;
-    assert!(
-        safe.iter().any(|o| o == "409"),
-        "the crashed claim held the key: {safe:?}"
-    );
-    assert_eq!(
-        safe.last().map(String::as_str),
-        Some("201"),
-        "a retry took the claim over: {safe:?}"
-    );
+        // Chromium quietly resends a POST when a reused keep-alive connection
+        // closes without an answer, so the crash can hit more than once: Naive
+        // then holds more than two orders, and the first answer the page sees
+        // from Safe may already be the 409 of a resent request.
+        let naive_text = learner.pane_text("Naive").await;
+        assert!(learner.orders_stored("Naive").await >= 2, "{naive_text}");
+        assert!(naive_text.contains("duplicate purchase"), "{naive_text}");
+        assert_eq!(
+            learner.outcomes("Naive").await.last().map(String::as_str),
+            Some("201")
+        );
+        let safe_text = learner.pane_text("Safe").await;
+        assert_eq!(learner.orders_stored("Safe").await, 1, "{safe_text}");
+        let safe = learner.outcomes("Safe").await;
+        assert!(
+            safe.iter().any(|o| o == "409"),
+            "the crashed claim held the key: {safe:?}"
+        );
+        assert_eq!(
+            safe.last().map(String::as_str),
+            Some("201"),
+            "a retry took the claim over: {safe:?}"
+        );
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_changed_payload_preset_is_replayed_silently_by_naive_and_refused_by_safe() {
-    let (_, learner) = open_lab().await;
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
 
-    learner.press_and_wait("Changed payload").await;
+        learner.press_and_wait("Changed payload").await;
 
-    assert_eq!(learner.outcomes("Naive").await, ["dropped", "201 replayed"]);
-    let naive_text = learner.pane_text("Naive").await;
-    assert!(
-        naive_text.contains("believes the new order went through"),
-        "{naive_text}"
-    );
-    let safe = learner.outcomes("Safe").await;
-    assert_eq!(safe.len(), 2, "{safe:?}");
-    assert!(safe[1].starts_with("422"), "{safe:?}");
-    for pane in ["Naive", "Safe"] {
-        assert_eq!(learner.orders_stored(pane).await, 1, "{pane}");
-    }
+        assert_eq!(learner.outcomes("Naive").await, ["dropped", "201 replayed"]);
+        let naive_text = learner.pane_text("Naive").await;
+        assert!(
+            naive_text.contains("believes the new order went through"),
+            "{naive_text}"
+        );
+        let safe = learner.outcomes("Safe").await;
+        assert_eq!(safe.len(), 2, "{safe:?}");
+        assert!(safe[1].starts_with("422"), "{safe:?}");
+        for pane in ["Naive", "Safe"] {
+            assert_eq!(learner.orders_stored(pane).await, 1, "{pane}");
+        }
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_expiry_preset_duplicates_on_both_servers() {
-    let (_, learner) = open_lab().await;
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
 
-    learner.press_and_wait("Late retry after expiry").await;
+        learner.press_and_wait("Late retry after expiry").await;
 
-    for pane in ["Naive", "Safe"] {
-        let text = learner.pane_text(pane).await;
-        assert_eq!(learner.orders_stored(pane).await, 2, "{pane}:\n{text}");
-        assert_eq!(learner.outcomes(pane).await, ["dropped", "201"], "{pane}");
-        assert!(
-            text.contains("for 2 s only"),
-            "{pane} names the retention:\n{text}"
-        );
-    }
+        for pane in ["Naive", "Safe"] {
+            let text = learner.pane_text(pane).await;
+            assert_eq!(learner.orders_stored(pane).await, 2, "{pane}:\n{text}");
+            assert_eq!(learner.outcomes(pane).await, ["dropped", "201"], "{pane}");
+            assert!(
+                text.contains("for 2 s only"),
+                "{pane} names the retention:\n{text}"
+            );
+        }
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_on_hang_up_leaves_no_order_where_finishing_makes_one() {
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
+        learner.set_number("Client timeout (ms)", 300).await;
+        learner.set_number("Server processing time (ms)", 800).await;
+        learner.set_number("Retries", 0).await;
+
+        learner
+            .tick("Cancel the work when the client hangs up")
+            .await;
+        learner.press_and_wait("Place order").await;
+        for pane in ["Naive", "Safe"] {
+            assert_eq!(learner.outcomes(pane).await, ["timed out"], "{pane}");
+            assert_eq!(
+                learner.orders_stored(pane).await,
+                0,
+                "{pane}: the work was dropped with the connection"
+            );
+        }
+
+        learner
+            .untick("Cancel the work when the client hangs up")
+            .await;
+        learner.press_and_wait("Place order").await;
+        for pane in ["Naive", "Safe"] {
+            assert_eq!(learner.outcomes(pane).await, ["timed out"], "{pane}");
+            assert_eq!(
+                learner.orders_stored(pane).await,
+                1,
+                "{pane}: the server finished the work the client gave up on"
+            );
+        }
+    })
+    .await;
 }

@@ -32,6 +32,8 @@ pub struct ClientPolicy {
     pub key_retention_secs: u32,
     /// How long a crashed claim blocks retries, in seconds; 0 leaves the server's default (a minute).
     pub lock_timeout_secs: u32,
+    /// The server drops an attempt's work when the client hangs up, instead of finishing it.
+    pub cancel_on_disconnect: bool,
     /// The server's processing time between checking the key and creating the order (`Lab-Delay-Ms`).
     pub server_delay_ms: u32,
 }
@@ -49,6 +51,7 @@ impl Default for ClientPolicy {
             change_order_on_retry: false,
             key_retention_secs: 0,
             lock_timeout_secs: 0,
+            cancel_on_disconnect: false,
             server_delay_ms: 0,
         }
     }
@@ -73,6 +76,8 @@ pub struct AttemptPlan {
     pub key_retention_secs: u32,
     /// `Lab-Lock-Timeout-Secs` to send (0 = none).
     pub lock_timeout_secs: u32,
+    /// Whether to send `Lab-Cancellation: on-disconnect`.
+    pub cancel_on_disconnect: bool,
     /// `Lab-Delay-Ms` to send.
     pub server_delay_ms: u32,
     /// How long to wait for the answer (0 = no limit).
@@ -139,6 +144,7 @@ where
             changed_order: policy.change_order_on_retry && number > 1,
             key_retention_secs: policy.key_retention_secs,
             lock_timeout_secs: policy.lock_timeout_secs,
+            cancel_on_disconnect: policy.cancel_on_disconnect,
             server_delay_ms: policy.server_delay_ms,
             timeout_ms: policy.timeout_ms,
         })

@@ -28,6 +28,7 @@ pub const PRESETS: [Preset; 7] = [
             change_order_on_retry: false,
             key_retention_secs: 0,
             lock_timeout_secs: 0,
+            cancel_on_disconnect: false,
             server_delay_ms: 0,
         },
         explanation: "The server creates the order, but its answer is lost on the way back. The client cannot \
@@ -48,6 +49,7 @@ pub const PRESETS: [Preset; 7] = [
             change_order_on_retry: false,
             key_retention_secs: 0,
             lock_timeout_secs: 0,
+            cancel_on_disconnect: false,
             server_delay_ms: 300,
         },
         explanation: "Three copies with one key arrive together, like a double click or parallel retries, and \
@@ -68,6 +70,7 @@ pub const PRESETS: [Preset; 7] = [
             change_order_on_retry: false,
             key_retention_secs: 0,
             lock_timeout_secs: 0,
+            cancel_on_disconnect: false,
             server_delay_ms: 1200,
         },
         explanation: "The server needs 1.2 s, the client gives up after 0.5 s and retries while the first \
@@ -88,6 +91,7 @@ pub const PRESETS: [Preset; 7] = [
             change_order_on_retry: false,
             key_retention_secs: 0,
             lock_timeout_secs: 0,
+            cancel_on_disconnect: false,
             server_delay_ms: 0,
         },
         explanation: "The answer is lost again, but this client makes a new key for every attempt. Notice: \
@@ -107,6 +111,7 @@ pub const PRESETS: [Preset; 7] = [
             change_order_on_retry: false,
             key_retention_secs: 0,
             lock_timeout_secs: 1,
+            cancel_on_disconnect: false,
             server_delay_ms: 0,
         },
         explanation: "The server crashes right after writing the order, before saving its answer. Notice: \
@@ -127,6 +132,7 @@ pub const PRESETS: [Preset; 7] = [
             change_order_on_retry: true,
             key_retention_secs: 0,
             lock_timeout_secs: 0,
+            cancel_on_disconnect: false,
             server_delay_ms: 0,
         },
         explanation: "The answer is lost; meanwhile the customer changes the order (one more to pay) and the \
@@ -147,6 +153,7 @@ pub const PRESETS: [Preset; 7] = [
             change_order_on_retry: false,
             key_retention_secs: 2,
             lock_timeout_secs: 0,
+            cancel_on_disconnect: false,
             server_delay_ms: 0,
         },
         explanation: "The servers keep this key for 2 s (a day by default); the answer is lost and the client \

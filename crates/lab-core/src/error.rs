@@ -28,6 +28,9 @@ pub enum LabError {
     /// `Lab-Delay-Ms` is not a whole number of milliseconds in range.
     #[error("Lab-Delay-Ms must be a whole number from 0 to 10000, not {0:?}")]
     InvalidDelay(String),
+    /// `Lab-Cancellation` is neither `finish` nor `on-disconnect`.
+    #[error("Lab-Cancellation must be \"finish\" or \"on-disconnect\", not {0:?}")]
+    InvalidCancellation(String),
     /// `Lab-Lock-Timeout-Secs` is not a whole number of seconds in range.
     #[error("Lab-Lock-Timeout-Secs must be a whole number of seconds from 1 to 3600, not {0:?}")]
     InvalidLockTimeout(String),
@@ -116,6 +119,7 @@ impl LabError {
             | Self::InvalidDelay(_)
             | Self::InvalidRetention(_)
             | Self::InvalidLockTimeout(_)
+            | Self::InvalidCancellation(_)
             | Self::UnknownFault(_)
             | Self::UnreadableBody(_)
             | Self::MalformedJson(_) => StatusCode::BAD_REQUEST,
@@ -148,6 +152,9 @@ impl LabError {
             }
             Self::InvalidLockTimeout(_) => {
                 ("invalid-lock-timeout", "Invalid Lab-Lock-Timeout-Secs")
+            }
+            Self::InvalidCancellation(_) => {
+                ("invalid-lab-cancellation", "Invalid Lab-Cancellation")
             }
             Self::UnknownFault(_) => ("unknown-lab-fault", "Unknown Lab-Fault"),
             Self::UnsupportedMediaType => ("unsupported-media-type", "Body must be JSON"),

@@ -11,8 +11,8 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue};
 use http_body_util::BodyExt;
 use lab_wire::headers::{
-    DEFAULT_KEY_RETENTION_SECS, DEFAULT_LOCK_TIMEOUT_SECS, IDEMPOTENCY_KEY, LAB_DELAY_MS,
-    LAB_FAULT, LAB_ID, LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS, MAX_DELAY_MS,
+    DEFAULT_KEY_RETENTION_SECS, DEFAULT_LOCK_TIMEOUT_SECS, IDEMPOTENCY_KEY, LAB_CANCELLATION,
+    LAB_DELAY_MS, LAB_FAULT, LAB_ID, LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS, MAX_DELAY_MS,
     MAX_KEY_RETENTION_SECS, MAX_LOCK_TIMEOUT_SECS,
 };
 use lab_wire::{IdempotencyKey, LabId, NewOrder};
@@ -42,6 +42,8 @@ pub struct DemoControls {
     pub key_retention: Duration,
     /// How long an unanswered claim blocks retries before one may take it over.
     pub lock_timeout: Duration,
+    /// Whether the work stops when the client hangs up, instead of finishing.
+    pub cancel_on_disconnect: bool,
 }
 
 impl Default for DemoControls {
@@ -51,6 +53,7 @@ impl Default for DemoControls {
             fault: None,
             key_retention: Duration::from_secs(DEFAULT_KEY_RETENTION_SECS),
             lock_timeout: Duration::from_secs(DEFAULT_LOCK_TIMEOUT_SECS),
+            cancel_on_disconnect: false,
         }
     }
 }
@@ -137,11 +140,21 @@ impl DemoControls {
             Duration::from_secs(DEFAULT_LOCK_TIMEOUT_SECS),
             Duration::from_secs,
         );
+        let cancel_on_disconnect =
+            match single_header(headers, LAB_CANCELLATION, "Lab-Cancellation")? {
+                None => false,
+                Some(value) => match String::from_utf8_lossy(value.as_bytes()).trim() {
+                    "finish" => false,
+                    "on-disconnect" => true,
+                    other => return Err(LabError::InvalidCancellation(other.to_owned())),
+                },
+            };
         Ok(Self {
             delay,
             fault,
             key_retention,
             lock_timeout,
+            cancel_on_disconnect,
         })
     }
 }
@@ -397,6 +410,22 @@ mod tests {
                 "{bad} was accepted"
             );
         }
+    }
+
+    #[test]
+    fn work_finishes_by_default_and_stops_on_disconnect_only_when_asked() {
+        assert!(
+            !DemoControls::from_headers(&HeaderMap::new())
+                .unwrap()
+                .cancel_on_disconnect
+        );
+        let asked =
+            DemoControls::from_headers(&headers(&[("lab-cancellation", "on-disconnect")])).unwrap();
+        assert!(asked.cancel_on_disconnect);
+        assert!(matches!(
+            DemoControls::from_headers(&headers(&[("lab-cancellation", "maybe")])),
+            Err(LabError::InvalidCancellation(_))
+        ));
     }
 
     #[test]

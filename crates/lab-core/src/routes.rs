@@ -11,7 +11,7 @@ use lab_wire::Order;
 
 use crate::error::{method_not_allowed, not_found};
 use crate::orders::OrderTables;
-use crate::{Db, LabError, LabScope, OrderRequest, finish_even_if_client_leaves};
+use crate::{Db, DemoControls, LabError, LabScope, OrderRequest, finish_even_if_client_leaves};
 
 /// What a server's handlers work with: the storage and its order tables.
 #[derive(Debug, Clone)]
@@ -38,8 +38,9 @@ where
         .with_state(state)
 }
 
-/// Runs a server's order flow to the end (even if the client leaves), then
-/// applies the request's demo fault to the response.
+/// Runs a server's order flow to the end (even if the client leaves, unless
+/// the request asked for `Lab-Cancellation: on-disconnect`), then applies
+/// the request's demo fault to the response.
 pub async fn run_order_flow<F, W>(
     state: ServerState,
     request: OrderRequest,
@@ -49,8 +50,19 @@ where
     F: FnOnce(Db, OrderRequest) -> W,
     W: Future<Output = Result<Response, LabError>> + Send + 'static,
 {
-    let fault = request.controls.fault;
-    let response = finish_even_if_client_leaves(flow(state.db, request)).await?;
+    let DemoControls {
+        fault,
+        cancel_on_disconnect,
+        ..
+    } = request.controls;
+    let work = flow(state.db, request);
+    let response = if cancel_on_disconnect {
+        // Awaited here, the work is part of the handler's future, which
+        // hyper drops when the client hangs up: it stops at its next `.await`.
+        work.await?
+    } else {
+        finish_even_if_client_leaves(work).await?
+    };
     Ok(match fault {
         Some(fault) => fault.apply(response),
         None => response,

@@ -17,6 +17,11 @@ pub const LAB_FAULT: &str = "lab-fault";
 /// Demo control: a few seconds lets a learner retry after the key expired.
 pub const LAB_KEY_RETENTION_SECS: &str = "lab-key-retention-secs";
 
+/// Demo control: `on-disconnect` lets the server drop a request's work when
+/// its client hangs up (hyper's default for a handler); `finish` (the
+/// default) runs the work to the end regardless, as most servers do.
+pub const LAB_CANCELLATION: &str = "lab-cancellation";
+
 /// How long a claimed key whose request never answered (it crashed) blocks
 /// retries before one may take it over, in seconds (default [`DEFAULT_LOCK_TIMEOUT_SECS`]).
 pub const LAB_LOCK_TIMEOUT_SECS: &str = "lab-lock-timeout-secs";

@@ -5,8 +5,8 @@ use gloo_net::http::Request;
 use gloo_timers::future::TimeoutFuture;
 use lab_client::{AttemptPlan, Outcome};
 use lab_wire::headers::{
-    IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_DELAY_MS, LAB_FAULT, LAB_ID, LAB_KEY_RETENTION_SECS,
-    LAB_LOCK_TIMEOUT_SECS,
+    IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_CANCELLATION, LAB_DELAY_MS, LAB_FAULT, LAB_ID,
+    LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS,
 };
 use lab_wire::{LabId, NewOrder, Order, Problem};
 
@@ -48,6 +48,9 @@ pub async fn place_order(
     }
     if plan.key_retention_secs > 0 {
         request = request.header(LAB_KEY_RETENTION_SECS, &plan.key_retention_secs.to_string());
+    }
+    if plan.cancel_on_disconnect {
+        request = request.header(LAB_CANCELLATION, "on-disconnect");
     }
     if plan.lock_timeout_secs > 0 {
         request = request.header(LAB_LOCK_TIMEOUT_SECS, &plan.lock_timeout_secs.to_string());

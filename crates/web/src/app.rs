@@ -251,6 +251,12 @@ pub fn App() -> impl IntoView {
                         hint="The server stops right after writing the order, before saving its answer, as if the process died (wins over Drop response)."
                         value=controls.crash_after_create
                     />
+                    <CheckField
+                        id="cancel-on-disconnect"
+                        label="Cancel the work when the client hangs up"
+                        hint="hyper's default for a Rust handler: when the client times out, the server stops at its next await instead of finishing. Safe can be left with a claimed key and no order."
+                        value=controls.cancel_on_disconnect
+                    />
                     <NumberField
                         id="lock-timeout"
                         label="Lock timeout (s)"

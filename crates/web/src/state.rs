@@ -21,6 +21,7 @@ pub struct Controls {
     pub change_order_on_retry: RwSignal<bool>,
     pub key_retention_secs: RwSignal<u32>,
     pub lock_timeout_secs: RwSignal<u32>,
+    pub cancel_on_disconnect: RwSignal<bool>,
     pub item: RwSignal<String>,
     pub amount: RwSignal<String>,
 }
@@ -40,6 +41,7 @@ impl Controls {
             change_order_on_retry: RwSignal::new(false),
             key_retention_secs: RwSignal::new(0),
             lock_timeout_secs: RwSignal::new(0),
+            cancel_on_disconnect: RwSignal::new(false),
             item: RwSignal::new("coffee".to_owned()),
             amount: RwSignal::new("4.50".to_owned()),
         }
@@ -63,6 +65,7 @@ impl Controls {
             change_order_on_retry: self.change_order_on_retry.get_untracked(),
             key_retention_secs: self.key_retention_secs.get_untracked(),
             lock_timeout_secs: self.lock_timeout_secs.get_untracked(),
+            cancel_on_disconnect: self.cancel_on_disconnect.get_untracked(),
             server_delay_ms: self.server_delay_ms.get_untracked(),
         }
         .clamped()
@@ -83,6 +86,7 @@ impl Controls {
         self.change_order_on_retry.set(policy.change_order_on_retry);
         self.key_retention_secs.set(policy.key_retention_secs);
         self.lock_timeout_secs.set(policy.lock_timeout_secs);
+        self.cancel_on_disconnect.set(policy.cancel_on_disconnect);
         self.server_delay_ms.set(policy.server_delay_ms);
     }
 }
