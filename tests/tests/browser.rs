@@ -687,3 +687,34 @@ async fn cancelling_on_hang_up_leaves_no_order_where_finishing_makes_one() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cancellation_preset_leaves_no_order_and_a_claim_behind_on_safe() {
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
+
+        learner.press_and_wait("Hang up, work cancelled").await;
+
+        for pane in ["Naive", "Safe"] {
+            let text = learner.pane_text(pane).await;
+            assert_eq!(learner.orders_stored(pane).await, 0, "{pane}:\n{text}");
+            assert!(
+                text.contains("dropped the work together with the connection"),
+                "{pane}:\n{text}"
+            );
+        }
+        let naive = learner.outcomes("Naive").await;
+        assert!(naive.iter().all(|o| o == "timed out"), "{naive:?}");
+        let safe = learner.outcomes("Safe").await;
+        assert_eq!(
+            safe.first().map(String::as_str),
+            Some("timed out"),
+            "{safe:?}"
+        );
+        assert!(
+            safe.iter().any(|o| o == "409"),
+            "the abandoned claim answered 409: {safe:?}"
+        );
+    })
+    .await;
+}

@@ -14,7 +14,7 @@ pub struct Preset {
 }
 
 /// The scenarios, in teaching order: the teaching matrix's rows.
-pub const PRESETS: [Preset; 7] = [
+pub const PRESETS: [Preset; 8] = [
     Preset {
         name: "Dropped response",
         policy: ClientPolicy {
@@ -159,6 +159,28 @@ pub const PRESETS: [Preset; 7] = [
         explanation: "The servers keep this key for 2 s (a day by default); the answer is lost and the client \
             retries after 2.5 s. Notice: both servers have forgotten the key and create a second order. How \
             long keys are kept is a trade-off between storage and late retries, not a detail.",
+    },
+    Preset {
+        name: "Hang up, work cancelled",
+        policy: ClientPolicy {
+            copies: 1,
+            retries: 2,
+            timeout_ms: 400,
+            backoff_ms: 300,
+            new_key_per_attempt: false,
+            drop_response: false,
+            crash_after_create: false,
+            change_order_on_retry: false,
+            key_retention_secs: 0,
+            lock_timeout_secs: 1,
+            cancel_on_disconnect: true,
+            server_delay_ms: 800,
+        },
+        explanation: "As in the slow-response scenario the client gives up after 0.4 s, but now the server \
+            drops the work when the client hangs up, as a Rust handler does unless its work is spawned. \
+            Notice: no order at all on either server, however often the client retries, and Safe is left \
+            with a claim and no order, answering 409 until the claim's lock runs out. Whether work survives \
+            a hang-up has to be decided, not left to the framework.",
     },
 ];
 

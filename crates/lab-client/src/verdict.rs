@@ -58,6 +58,19 @@ pub fn verdict(facts: &RunFacts<'_>) -> String {
     let created = count(attempts, |o| *o == Outcome::Created);
     let first_copies = attempts.iter().filter(|a| a.number == 1).count();
 
+    if orders == 0 && facts.policy.cancel_on_disconnect && timed_out > 0 {
+        let claim = if in_progress > 0 {
+            " Meanwhile a claim on the key was left behind with no order, and retries were told 409."
+        } else {
+            ""
+        };
+        return format!(
+            "The client gave up after {} ms each time, and the server dropped the work together with the \
+             connection: no order at all.{claim} The customer is not charged, and gets nothing.",
+            facts.policy.timeout_ms
+        );
+    }
+
     if orders == 0 {
         return format!(
             "{} sent, and no order was stored: the timeline shows what each one got.",
@@ -344,6 +357,22 @@ mod tests {
         ];
         let text = verdict(&facts(policy, &attempts, 2));
         assert!(text.contains("kept key k… for 2 s only"), "{text}");
+    }
+
+    #[test]
+    fn cancelled_work_is_explained_with_the_claim_left_behind() {
+        let policy = &PRESETS[7].policy;
+        let attempts = [
+            attempt(1, 1, "k", Outcome::TimedOut),
+            attempt(1, 2, "k", Outcome::InProgress),
+            attempt(1, 3, "k", Outcome::TimedOut),
+        ];
+        let text = verdict(&facts(policy, &attempts, 0));
+        assert!(text.contains("gave up after 400 ms each time"), "{text}");
+        assert!(
+            text.contains("a claim on the key was left behind"),
+            "{text}"
+        );
     }
 
     #[test]
