@@ -38,22 +38,28 @@ pub struct ClientPolicy {
     pub server_delay_ms: u32,
 }
 
+impl ClientPolicy {
+    /// One request, two retries 300 ms apart, no faults: the starting point
+    /// every scenario changes a few things of.
+    pub const PLAIN: Self = Self {
+        copies: 1,
+        retries: 2,
+        timeout_ms: 0,
+        backoff_ms: 300,
+        new_key_per_attempt: false,
+        drop_response: false,
+        crash_after_create: false,
+        change_order_on_retry: false,
+        key_retention_secs: 0,
+        lock_timeout_secs: 0,
+        cancel_on_disconnect: false,
+        server_delay_ms: 0,
+    };
+}
+
 impl Default for ClientPolicy {
     fn default() -> Self {
-        Self {
-            copies: 1,
-            retries: 2,
-            timeout_ms: 0,
-            backoff_ms: 300,
-            new_key_per_attempt: false,
-            drop_response: false,
-            crash_after_create: false,
-            change_order_on_retry: false,
-            key_retention_secs: 0,
-            lock_timeout_secs: 0,
-            cancel_on_disconnect: false,
-            server_delay_ms: 0,
-        }
+        Self::PLAIN
     }
 }
 

@@ -1,4 +1,4 @@
-//! One-click scenarios: the first four rows of the teaching matrix.
+//! One-click scenarios: the rows of the teaching matrix, and a cancelled hang-up.
 
 use crate::ClientPolicy;
 
@@ -18,18 +18,8 @@ pub const PRESETS: [Preset; 8] = [
     Preset {
         name: "Dropped response",
         policy: ClientPolicy {
-            copies: 1,
-            retries: 2,
-            timeout_ms: 0,
-            backoff_ms: 300,
-            new_key_per_attempt: false,
             drop_response: true,
-            crash_after_create: false,
-            change_order_on_retry: false,
-            key_retention_secs: 0,
-            lock_timeout_secs: 0,
-            cancel_on_disconnect: false,
-            server_delay_ms: 0,
+            ..ClientPolicy::PLAIN
         },
         explanation: "The server creates the order, but its answer is lost on the way back. The client cannot \
             tell \"failed\" from \"worked, but I never heard\", so it retries, with the same key. Notice: both \
@@ -41,16 +31,8 @@ pub const PRESETS: [Preset; 8] = [
         policy: ClientPolicy {
             copies: 3,
             retries: 0,
-            timeout_ms: 0,
-            backoff_ms: 300,
-            new_key_per_attempt: false,
-            drop_response: false,
-            crash_after_create: false,
-            change_order_on_retry: false,
-            key_retention_secs: 0,
-            lock_timeout_secs: 0,
-            cancel_on_disconnect: false,
             server_delay_ms: 300,
+            ..ClientPolicy::PLAIN
         },
         explanation: "Three copies with one key arrive together, like a double click or parallel retries, and \
             the server takes 300 ms per order. Notice: on Naive every copy looked for the key before any \
@@ -60,18 +42,10 @@ pub const PRESETS: [Preset; 8] = [
     Preset {
         name: "Slow response + client timeout",
         policy: ClientPolicy {
-            copies: 1,
             retries: 3,
             timeout_ms: 500,
-            backoff_ms: 300,
-            new_key_per_attempt: false,
-            drop_response: false,
-            crash_after_create: false,
-            change_order_on_retry: false,
-            key_retention_secs: 0,
-            lock_timeout_secs: 0,
-            cancel_on_disconnect: false,
             server_delay_ms: 1200,
+            ..ClientPolicy::PLAIN
         },
         explanation: "The server needs 1.2 s, the client gives up after 0.5 s and retries while the first \
             request is still running. Notice: Naive has no saved answer yet, so the retry creates a second \
@@ -81,18 +55,9 @@ pub const PRESETS: [Preset; 8] = [
     Preset {
         name: "New key per attempt",
         policy: ClientPolicy {
-            copies: 1,
-            retries: 2,
-            timeout_ms: 0,
-            backoff_ms: 300,
             new_key_per_attempt: true,
             drop_response: true,
-            crash_after_create: false,
-            change_order_on_retry: false,
-            key_retention_secs: 0,
-            lock_timeout_secs: 0,
-            cancel_on_disconnect: false,
-            server_delay_ms: 0,
+            ..ClientPolicy::PLAIN
         },
         explanation: "The answer is lost again, but this client makes a new key for every attempt. Notice: \
             both servers see two unrelated requests and create two orders, the safe one too. The key must \
@@ -101,18 +66,10 @@ pub const PRESETS: [Preset; 8] = [
     Preset {
         name: "Crash mid-request",
         policy: ClientPolicy {
-            copies: 1,
             retries: 4,
-            timeout_ms: 0,
-            backoff_ms: 300,
-            new_key_per_attempt: false,
-            drop_response: false,
             crash_after_create: true,
-            change_order_on_retry: false,
-            key_retention_secs: 0,
             lock_timeout_secs: 1,
-            cancel_on_disconnect: false,
-            server_delay_ms: 0,
+            ..ClientPolicy::PLAIN
         },
         explanation: "The server crashes right after writing the order, before saving its answer. Notice: \
             Naive kept the order but no answer, so the retry orders again. Safe wrote the order and its answer \
@@ -122,18 +79,9 @@ pub const PRESETS: [Preset; 8] = [
     Preset {
         name: "Changed payload",
         policy: ClientPolicy {
-            copies: 1,
-            retries: 2,
-            timeout_ms: 0,
-            backoff_ms: 300,
-            new_key_per_attempt: false,
             drop_response: true,
-            crash_after_create: false,
             change_order_on_retry: true,
-            key_retention_secs: 0,
-            lock_timeout_secs: 0,
-            cancel_on_disconnect: false,
-            server_delay_ms: 0,
+            ..ClientPolicy::PLAIN
         },
         explanation: "The answer is lost; meanwhile the customer changes the order (one more to pay) and the \
             app retries with the same key. Notice: Naive replays the first order's answer, so the customer \
@@ -143,18 +91,11 @@ pub const PRESETS: [Preset; 8] = [
     Preset {
         name: "Late retry after expiry",
         policy: ClientPolicy {
-            copies: 1,
             retries: 1,
-            timeout_ms: 0,
             backoff_ms: 2500,
-            new_key_per_attempt: false,
             drop_response: true,
-            crash_after_create: false,
-            change_order_on_retry: false,
             key_retention_secs: 2,
-            lock_timeout_secs: 0,
-            cancel_on_disconnect: false,
-            server_delay_ms: 0,
+            ..ClientPolicy::PLAIN
         },
         explanation: "The servers keep this key for 2 s (a day by default); the answer is lost and the client \
             retries after 2.5 s. Notice: both servers have forgotten the key and create a second order. How \
@@ -163,18 +104,11 @@ pub const PRESETS: [Preset; 8] = [
     Preset {
         name: "Hang up, work cancelled",
         policy: ClientPolicy {
-            copies: 1,
-            retries: 2,
             timeout_ms: 400,
-            backoff_ms: 300,
-            new_key_per_attempt: false,
-            drop_response: false,
-            crash_after_create: false,
-            change_order_on_retry: false,
-            key_retention_secs: 0,
             lock_timeout_secs: 1,
             cancel_on_disconnect: true,
             server_delay_ms: 800,
+            ..ClientPolicy::PLAIN
         },
         explanation: "As in the slow-response scenario the client gives up after 0.4 s, but now the server \
             drops the work when the client hangs up, as a Rust handler does unless its work is spawned. \
