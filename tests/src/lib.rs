@@ -11,15 +11,16 @@ pub use backend::Backend;
 pub use client::{Attempt, TestServer, new_key, spawn_lab, spawn_server};
 
 /// Writes one test per (server, backend) pair, each calling the generic
-/// test function `$name::<Server>(Backend)`:
-/// `naive_on_sqlite`, `naive_on_postgres`, `safe_on_sqlite`, `safe_on_postgres`.
+/// test function `$name::<Server>(Backend)`: `naive_on_sqlite`,
+/// `naive_on_postgres`, and the same for `safe` and `transactional`.
 #[macro_export]
-macro_rules! on_both_servers_and_backends {
+macro_rules! on_every_server_and_backend {
     ($($name:ident),+ $(,)?) => {$(
         mod $name {
             use $crate::Backend;
             use naive_server::NaiveServer;
             use safe_server::SafeServer;
+            use transactional_server::TransactionalServer;
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn naive_on_sqlite() { super::$name::<NaiveServer>(Backend::Sqlite).await }
@@ -29,6 +30,33 @@ macro_rules! on_both_servers_and_backends {
             async fn safe_on_sqlite() { super::$name::<SafeServer>(Backend::Sqlite).await }
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn safe_on_postgres() { super::$name::<SafeServer>(Backend::Postgres).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn transactional_on_sqlite() { super::$name::<TransactionalServer>(Backend::Sqlite).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn transactional_on_postgres() { super::$name::<TransactionalServer>(Backend::Postgres).await }
+        }
+    )+};
+}
+
+/// Like [`on_every_server_and_backend!`], for the two designs that guard
+/// the key with a constraint: `safe_on_sqlite`, `safe_on_postgres`,
+/// `transactional_on_sqlite`, `transactional_on_postgres`.
+#[macro_export]
+macro_rules! on_both_safe_designs_and_backends {
+    ($($name:ident),+ $(,)?) => {$(
+        mod $name {
+            use $crate::Backend;
+            use safe_server::SafeServer;
+            use transactional_server::TransactionalServer;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn safe_on_sqlite() { super::$name::<SafeServer>(Backend::Sqlite).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn safe_on_postgres() { super::$name::<SafeServer>(Backend::Postgres).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn transactional_on_sqlite() { super::$name::<TransactionalServer>(Backend::Sqlite).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn transactional_on_postgres() { super::$name::<TransactionalServer>(Backend::Postgres).await }
         }
     )+};
 }

@@ -3,12 +3,12 @@
 
 use lab_core::OrderServer;
 use lab_e2e::client::{COFFEE, send};
-use lab_e2e::{Attempt, Backend, new_key, on_both_servers_and_backends, spawn_server};
+use lab_e2e::{Attempt, Backend, new_key, on_every_server_and_backend, spawn_server};
 use lab_wire::headers::{
     LAB_CANCELLATION, LAB_DELAY_MS, LAB_FAULT, LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS,
 };
 
-on_both_servers_and_backends!(
+on_every_server_and_backend!(
     every_kind_of_bad_request_gets_its_documented_problem_and_changes_nothing
 );
 

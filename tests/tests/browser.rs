@@ -601,8 +601,8 @@ async fn the_crash_preset_duplicates_on_naive_and_recovers_one_order_on_safe() {
         );
         assert_eq!(
             safe.last().map(String::as_str),
-            Some("201"),
-            "a retry took the claim over: {safe:?}"
+            Some("201 replayed"),
+            "a retry took the claim over and replayed the order the crash left: {safe:?}"
         );
     })
     .await;

@@ -8,10 +8,12 @@ use lab_e2e::{Attempt, Backend, TestServer, new_key, on_both_backends, spawn_ser
 use lab_wire::headers::{LAB_CANCELLATION, LAB_DELAY_MS, LAB_LOCK_TIMEOUT_SECS};
 use naive_server::NaiveServer;
 use safe_server::SafeServer;
+use transactional_server::TransactionalServer;
 
 on_both_backends!(
     a_cancelled_request_on_the_naive_server_leaves_nothing_and_its_retry_orders_once,
     a_cancelled_request_on_the_safe_server_leaves_its_claim_behind_until_the_lock_runs_out,
+    a_cancelled_request_on_the_transactional_server_rolls_back_and_its_retry_orders_once,
 );
 
 /// Sends an order that the client gives up on during the server's 600 ms
@@ -92,6 +94,34 @@ async fn a_cancelled_request_on_the_safe_server_leaves_its_claim_behind_until_th
             }
         ),
         "{recovered:?}"
+    );
+    assert_eq!(server.orders().await.len(), 1);
+}
+
+async fn a_cancelled_request_on_the_transactional_server_rolls_back_and_its_retry_orders_once(
+    backend: Backend,
+) {
+    let server = spawn_server::<TransactionalServer>(backend).await;
+    let key = new_key();
+
+    hang_up_on_cancellable(&server, &key).await;
+
+    assert!(
+        server.orders().await.is_empty(),
+        "the dropped work never committed"
+    );
+    // No claim was left behind: the retry goes straight through, lock or not.
+    let retry = server.place(&key).await;
+    assert!(
+        matches!(
+            retry,
+            Attempt::Answered {
+                status: 201,
+                replayed: false,
+                ..
+            }
+        ),
+        "{retry:?}"
     );
     assert_eq!(server.orders().await.len(), 1);
 }

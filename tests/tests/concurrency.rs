@@ -5,6 +5,7 @@ use futures::future::join_all;
 use lab_e2e::{Attempt, Backend, TestServer, new_key, on_both_backends, spawn_server};
 use naive_server::NaiveServer;
 use safe_server::SafeServer;
+use transactional_server::TransactionalServer;
 
 const COPIES: usize = 8;
 const TRIALS: usize = 10;
@@ -14,6 +15,8 @@ on_both_backends!(
     concurrent_requests_with_one_key_create_duplicates_on_the_naive_server,
     concurrent_requests_with_one_key_create_one_order_on_the_safe_server,
     a_duplicate_during_the_first_request_gets_409_then_the_replay_on_the_safe_server,
+    concurrent_requests_with_one_key_create_one_order_on_the_transactional_server,
+    a_duplicate_during_the_first_request_waits_and_gets_the_replay_on_the_transactional_server,
 );
 
 /// Sends `COPIES` requests with one new key at once; returns what each got.
@@ -111,5 +114,93 @@ async fn a_duplicate_during_the_first_request_gets_409_then_the_replay_on_the_sa
         "{late:?}"
     );
     assert_eq!(late.order(), first.order());
+    assert_eq!(server.orders().await.len(), 1);
+}
+
+async fn concurrent_requests_with_one_key_create_one_order_on_the_transactional_server(
+    backend: Backend,
+) {
+    let server = spawn_server::<TransactionalServer>(backend).await;
+    for trial in 0..TRIALS {
+        let key = new_key();
+        let attempts = send_copies_at_once(&server, &key).await;
+
+        let orders: Vec<_> = server
+            .orders()
+            .await
+            .into_iter()
+            .filter(|order| order.idempotency_key == key)
+            .collect();
+        assert_eq!(orders.len(), 1, "trial {trial}: exactly one order per key");
+        // A latecomer cannot see an uncommitted claim, so it is never told
+        // 409: the database makes it wait, then it replays the answer.
+        let fresh = attempts
+            .iter()
+            .filter(|attempt| {
+                matches!(
+                    attempt,
+                    Attempt::Answered {
+                        replayed: false,
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert_eq!(
+            fresh, 1,
+            "trial {trial}: one creation, the rest replays: {attempts:?}"
+        );
+        for attempt in &attempts {
+            assert_eq!(
+                attempt.order(),
+                orders[0],
+                "trial {trial}: every 201 is the same order"
+            );
+        }
+    }
+}
+
+async fn a_duplicate_during_the_first_request_waits_and_gets_the_replay_on_the_transactional_server(
+    backend: Backend,
+) {
+    let server = spawn_server::<TransactionalServer>(backend).await;
+    let key = new_key();
+
+    let first = server.place_slowly_in_background(&key, 1_500).await;
+    let duplicate = server.place(&key).await;
+    let first = first.await.expect("the first request finishes");
+
+    // On PostgreSQL the first request claims the key inside its transaction
+    // and the duplicate's insert waits for it. On SQLite the slow part runs
+    // before the transaction (to keep the one writer free), so the quick
+    // duplicate commits first and the slow request replays its answer.
+    let (created, replay) = if backend == Backend::Postgres {
+        (&first, &duplicate)
+    } else {
+        (&duplicate, &first)
+    };
+    assert!(
+        matches!(
+            created,
+            Attempt::Answered {
+                status: 201,
+                replayed: false,
+                ..
+            }
+        ),
+        "{created:?}"
+    );
+    assert!(
+        matches!(
+            replay,
+            Attempt::Answered {
+                status: 201,
+                replayed: true,
+                ..
+            }
+        ),
+        "the later one waited for the database and replayed the answer: {replay:?}"
+    );
+    assert_eq!(replay.order(), created.order());
     assert_eq!(server.orders().await.len(), 1);
 }

@@ -6,9 +6,9 @@ use std::time::Duration;
 use lab_core::OrderServer;
 use lab_core::cleanup::delete_expired_keys;
 use lab_e2e::client::spawn_server_with_db;
-use lab_e2e::{Attempt, Backend, new_key, on_both_servers_and_backends, spawn_server};
+use lab_e2e::{Attempt, Backend, new_key, on_every_server_and_backend, spawn_server};
 
-on_both_servers_and_backends!(
+on_every_server_and_backend!(
     a_retry_after_the_key_expired_creates_a_second_order,
     the_cleanup_job_deletes_expired_keys_and_nothing_else,
 );

@@ -1,6 +1,6 @@
-//! A property of the safe server: whatever mix of concurrent requests,
-//! delays, dropped answers and crashes hits it, it never stores more than
-//! one order per key — and once a retry succeeds, exactly one.
+//! A property of the transactional server: whatever mix of concurrent
+//! requests, delays, dropped answers and crashes hits it, it never stores
+//! more than one order per key — and once a retry succeeds, exactly one.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -10,7 +10,7 @@ use lab_e2e::client::{COFFEE, send};
 use lab_e2e::{Attempt, Backend, TestServer, spawn_server};
 use lab_wire::headers::{LAB_DELAY_MS, LAB_FAULT, LAB_LOCK_TIMEOUT_SECS};
 use proptest::prelude::*;
-use safe_server::SafeServer;
+use transactional_server::TransactionalServer;
 
 /// One request of a generated scenario.
 #[derive(Debug, Clone)]
@@ -40,7 +40,8 @@ async fn send_planned(server: &TestServer, keys: &[String], plan: Planned) -> At
     let mut request = server
         .order_request(Some(&keys[plan.key]), COFFEE)
         .header(LAB_DELAY_MS, plan.delay_ms.to_string())
-        // Crashed claims free up after a second, so the retries below can finish.
+        // Irrelevant to this server (a crash leaves no claim), but any
+        // leftover lock would free up after a second, should that change.
         .header(LAB_LOCK_TIMEOUT_SECS, "1");
     if let Some(fault) = plan.fault {
         request = request.header(LAB_FAULT, fault);
@@ -60,8 +61,8 @@ async fn retry_until_answered(server: &TestServer, key: &str) -> Attempt {
     panic!("key {key} never got its order");
 }
 
-async fn check(plans: Vec<Planned>) {
-    let server = spawn_server::<SafeServer>(Backend::Sqlite).await;
+async fn check(backend: Backend, plans: Vec<Planned>) {
+    let server = spawn_server::<TransactionalServer>(backend).await;
     let keys: Vec<String> = (0..3).map(|_| lab_e2e::new_key()).collect();
 
     join_all(
@@ -99,18 +100,28 @@ async fn check(plans: Vec<Planned>) {
     }
 }
 
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime")
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, max_shrink_iters: 32, ..ProptestConfig::default() })]
 
     #[test]
-    fn any_mix_of_concurrency_drops_and_crashes_leaves_at_most_one_order_per_key_on_the_safe_server(
+    fn any_mix_of_concurrency_drops_and_crashes_leaves_at_most_one_order_per_key_on_sqlite(
         plans in proptest::collection::vec(planned(), 1..=16)
     ) {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("a runtime");
-        runtime.block_on(check(plans));
+        runtime().block_on(check(Backend::Sqlite, plans));
+    }
+
+    #[test]
+    fn any_mix_of_concurrency_drops_and_crashes_leaves_at_most_one_order_per_key_on_postgres(
+        plans in proptest::collection::vec(planned(), 1..=16)
+    ) {
+        runtime().block_on(check(Backend::Postgres, plans));
     }
 }

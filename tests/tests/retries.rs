@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use lab_core::OrderServer;
 use lab_e2e::client::COFFEE;
-use lab_e2e::{Attempt, Backend, new_key, on_both_servers_and_backends, spawn_server};
+use lab_e2e::{Attempt, Backend, new_key, on_every_server_and_backend, spawn_server};
 use lab_wire::headers::LAB_DELAY_MS;
 
-on_both_servers_and_backends!(
+on_every_server_and_backend!(
     a_sequential_retry_with_the_same_key_replays_the_same_order,
     a_dropped_response_is_committed_and_the_retry_with_the_same_key_returns_it,
     a_dropped_response_retried_with_a_new_key_leaves_two_orders,
@@ -184,16 +184,19 @@ async fn labs_are_isolated_from_each_other<S: OrderServer>(backend: Backend) {
 
 /// Order creation fails (its table is renamed away, on a private SQLite
 /// file) after the key was claimed: the claim must not outlive the failure.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_failed_order_releases_its_key_on_the_safe_server_so_the_retry_succeeds() {
-    let (server, db) =
-        lab_e2e::client::spawn_server_with_db::<safe_server::SafeServer>(Backend::Sqlite).await;
+/// The safe server deletes it; the transactional server's rolls back.
+async fn a_failed_order_leaves_no_claim_behind_so_the_retry_succeeds<S: lab_core::OrderServer>(
+    orders_table: &str,
+) {
+    let (server, db) = lab_e2e::client::spawn_server_with_db::<S>(Backend::Sqlite).await;
     let lab_core::Db::Sqlite { writer: pool, .. } = &db else {
         unreachable!("asked for SQLite")
     };
     let key = new_key();
+    let rename = |from: &str, to: &str| format!("ALTER TABLE {from} RENAME TO {to}");
+    let away = format!("{orders_table}_away");
 
-    sqlx::query("ALTER TABLE safe_orders RENAME TO safe_orders_away")
+    sqlx::query(sqlx::AssertSqlSafe(rename(orders_table, &away)))
         .execute(pool)
         .await
         .unwrap();
@@ -210,13 +213,13 @@ async fn a_failed_order_releases_its_key_on_the_safe_server_so_the_retry_succeed
                 !body["detail"]
                     .as_str()
                     .unwrap_or_default()
-                    .contains("safe_orders"),
+                    .contains(orders_table),
                 "internals stay hidden: {body}"
             );
         }
         other => panic!("expected a 500 problem: {other:?}"),
     }
-    sqlx::query("ALTER TABLE safe_orders_away RENAME TO safe_orders")
+    sqlx::query(sqlx::AssertSqlSafe(rename(&away, orders_table)))
         .execute(pool)
         .await
         .unwrap();
@@ -234,4 +237,20 @@ async fn a_failed_order_releases_its_key_on_the_safe_server_so_the_retry_succeed
         "{retry:?}"
     );
     assert_eq!(server.orders().await.len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_order_releases_its_key_on_the_safe_server_so_the_retry_succeeds() {
+    a_failed_order_leaves_no_claim_behind_so_the_retry_succeeds::<safe_server::SafeServer>(
+        "safe_orders",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_order_rolls_back_its_claim_on_the_transactional_server_so_the_retry_succeeds() {
+    a_failed_order_leaves_no_claim_behind_so_the_retry_succeeds::<
+        transactional_server::TransactionalServer,
+    >("transactional_orders")
+    .await;
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use lab_core::{Db, DemoControls, LabError, OrderRequest, OrderServer};
+use lab_core::{Db, DemoControls, LabError, OrderRequest, OrderServer, Steps};
 use lab_wire::{IdempotencyKey, LabId, NewOrder};
 use naive_server::NaiveServer;
 use safe_server::SafeServer;
@@ -215,12 +215,12 @@ impl Sender {
     async fn send(&self, key: &str) -> u16 {
         match self.target {
             Target::Naive | Target::Safe => self.over_http(key).await,
-            Target::NaiveSql => {
-                answer_status(NaiveServer::place_order(self.db.clone(), self.request(key)).await)
-            }
-            Target::SafeSql => {
-                answer_status(SafeServer::place_order(self.db.clone(), self.request(key)).await)
-            }
+            Target::NaiveSql => answer_status(
+                NaiveServer::place_order(self.db.clone(), self.request(key), Steps::off()).await,
+            ),
+            Target::SafeSql => answer_status(
+                SafeServer::place_order(self.db.clone(), self.request(key), Steps::off()).await,
+            ),
         }
     }
 

@@ -72,9 +72,11 @@ pub const PRESETS: [Preset; 8] = [
             ..ClientPolicy::PLAIN
         },
         explanation: "The server crashes right after writing the order, before saving its answer. Notice: \
-            Naive kept the order but no answer, so the retry orders again. Safe wrote the order and its answer \
-            in one transaction, which the crash rolled back; its claim on the key answers 409 until the lock \
-            (1 s here) runs out, then one retry creates the order. Key, order and answer belong together.",
+            Naive kept the order but no answer, so the retry orders again. Safe (the article's three separate \
+            statements) kept the order too, and a claim with no answer: it answers 409 until the lock (1 s \
+            here) runs out, then one retry takes the key over, finds the order the crash left and replays it. \
+            A server that writes key, order and answer in one transaction keeps nothing after a crash, and \
+            its retry simply succeeds.",
     },
     Preset {
         name: "Changed payload",

@@ -124,7 +124,7 @@ pub fn verdict(facts: &RunFacts<'_>) -> String {
     let mut others = Vec::new();
     if crashed > 0 {
         others.push(format!(
-            "the server crashed {} after writing the order, and nothing of that attempt was kept",
+            "the server crashed {} after writing the order, before saving its answer",
             plural(crashed, "time", "times")
         ));
     }

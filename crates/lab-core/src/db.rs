@@ -59,7 +59,68 @@ macro_rules! with_reader {
     };
 }
 
+/// An open transaction on whichever database a [`Db`] holds (on SQLite, on
+/// its one writer connection). Dropped without [`DbTx::commit`], it rolls back.
+#[derive(Debug)]
+pub enum DbTx {
+    /// A transaction on the SQLite writer.
+    Sqlite(sqlx::Transaction<'static, sqlx::Sqlite>),
+    /// A transaction on a PostgreSQL connection.
+    Postgres(sqlx::Transaction<'static, sqlx::Postgres>),
+}
+
+/// Runs the same expression against the connection of whichever
+/// transaction `tx` (a `&mut DbTx`) holds; see [`with_pool!`].
+#[macro_export]
+macro_rules! with_tx {
+    ($tx:expr, |$conn:ident| $body:expr) => {
+        match $tx {
+            $crate::db::DbTx::Sqlite(tx) => {
+                let $conn = &mut **tx;
+                $body
+            }
+            $crate::db::DbTx::Postgres(tx) => {
+                let $conn = &mut **tx;
+                $body
+            }
+        }
+    };
+}
+
+impl DbTx {
+    /// Makes everything the transaction wrote visible, at once.
+    pub async fn commit(self) -> sqlx::Result<()> {
+        match self {
+            Self::Sqlite(tx) => tx.commit().await,
+            Self::Postgres(tx) => tx.commit().await,
+        }
+    }
+
+    /// Undoes everything the transaction wrote.
+    pub async fn rollback(self) -> sqlx::Result<()> {
+        match self {
+            Self::Sqlite(tx) => tx.rollback().await,
+            Self::Postgres(tx) => tx.rollback().await,
+        }
+    }
+}
+
 impl Db {
+    /// Opens a transaction for writing.
+    pub async fn begin(&self) -> sqlx::Result<DbTx> {
+        Ok(match self {
+            Self::Sqlite { writer, .. } => DbTx::Sqlite(writer.begin().await?),
+            Self::Postgres(pool) => DbTx::Postgres(pool.begin().await?),
+        })
+    }
+
+    /// Whether a write transaction held open blocks only the rows it wrote
+    /// (PostgreSQL) rather than every other writer of the database (SQLite,
+    /// which lets one writer in at a time, every lab's included).
+    pub fn locks_only_written_rows(&self) -> bool {
+        matches!(self, Self::Postgres(_))
+    }
+
     /// Connects to `url` (`sqlite://…` or `postgres://…`), creating an SQLite file if needed.
     pub async fn connect(url: &str) -> Result<Self, LabError> {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {

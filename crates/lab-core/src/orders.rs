@@ -1,4 +1,4 @@
-//! The orders table. Both servers keep one alike (each its own table, so
+//! The orders table. Every server keeps one alike (each its own table, so
 //! their orders never mix); only how they guard the key differs. The SQL
 //! text stays in each server's store module and is run from here.
 
@@ -6,7 +6,7 @@ use chrono::{DateTime, SubsecRound, Utc};
 use lab_wire::{IdempotencyKey, LabId, NewOrder, Order};
 use uuid::Uuid;
 
-use crate::{Db, LabError, StoredResponse, with_pool, with_reader};
+use crate::{Db, DbTx, with_pool, with_reader, with_tx};
 
 /// One server's SQL for its orders and for forgetting a lab.
 #[derive(Debug)]
@@ -66,41 +66,21 @@ impl OrderTables {
         Ok(order)
     }
 
-    /// Creates an order for `key` and stores its `201` answer with
-    /// `save_response` (`$1` status, `$2` body, `$3` lab, `$4` key), in one
-    /// transaction: both are stored, or neither is. With `crash_after_insert`
-    /// the work stops between the two, as a crashing process would: the
-    /// transaction is never committed, so the database rolls it back.
-    pub async fn insert_order_and_save_response(
+    /// Creates an order for `key` in `lab`, inside the transaction `tx`.
+    pub async fn insert_order_in(
         &self,
-        db: &Db,
+        tx: &mut DbTx,
         lab: &LabId,
         key: &IdempotencyKey,
         new: &NewOrder,
-        save_response: &'static str,
-        crash_after_insert: bool,
-    ) -> Result<StoredResponse, LabError> {
+    ) -> sqlx::Result<Order> {
         let order = new_order(key, new);
-        let stored = StoredResponse::created(&order);
-        with_pool!(db, |pool| {
-            let mut tx = pool.begin().await?;
+        with_tx!(tx, |conn| {
             bind_order!(sqlx::query(self.insert_order), order, lab)
-                .execute(&mut *tx)
+                .execute(conn)
                 .await?;
-            if crash_after_insert {
-                drop(tx);
-                return Err(LabError::SimulatedCrash);
-            }
-            sqlx::query(save_response)
-                .bind(i32::from(stored.status))
-                .bind(&stored.body)
-                .bind(lab.as_str())
-                .bind(key.as_str())
-                .execute(&mut *tx)
-                .await?;
-            tx.commit().await?;
         });
-        Ok(stored)
+        Ok(order)
     }
 
     /// The lab's orders, oldest first.

@@ -106,6 +106,16 @@ impl DemoControls {
         }
     }
 
+    /// The slow part of the work (the race window), reported as a step.
+    pub async fn slow_part(&self, steps: &crate::Steps) {
+        if !self.delay.is_zero() {
+            steps.record(lab_wire::StepKind::SlowPartStarted {
+                ms: u64::try_from(self.delay.as_millis()).unwrap_or(u64::MAX),
+            });
+        }
+        self.pause().await;
+    }
+
     fn from_headers(headers: &HeaderMap) -> Result<Self, LabError> {
         let delay = number_header(
             headers,

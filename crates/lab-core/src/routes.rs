@@ -1,28 +1,45 @@
-//! The routes both servers serve, around the one handler that differs:
+//! The routes every server serves, around the one handler that differs:
 //! `POST /orders`.
 
 use axum::extract::State;
 use axum::handler::Handler;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use lab_wire::Order;
+use lab_wire::headers::IDEMPOTENT_REPLAYED;
 
 use crate::error::{method_not_allowed, not_found};
 use crate::orders::OrderTables;
+use crate::steps::{StepHub, Steps, stream_steps};
 use crate::{Db, DemoControls, LabError, LabScope, OrderRequest, finish_even_if_client_leaves};
 
-/// What a server's handlers work with: the storage and its order tables.
+/// What a server's handlers work with: the storage, its order tables and
+/// where its requests report their steps.
 #[derive(Debug, Clone)]
 pub struct ServerState {
     /// The storage.
     pub db: Db,
     /// The server's order tables.
     pub tables: &'static OrderTables,
+    /// Where requests report their steps and pages listen for them.
+    pub steps: StepHub,
 }
 
-/// `POST /orders` through `create_order`, and the shared `GET` and `DELETE`.
+impl ServerState {
+    /// The state of a server over `db` with `tables`, no page listening yet.
+    pub fn new(db: Db, tables: &'static OrderTables) -> Self {
+        Self {
+            db,
+            tables,
+            steps: StepHub::new(),
+        }
+    }
+}
+
+/// `POST /orders` through `create_order`, the shared `GET` and `DELETE`,
+/// and `GET /steps` (the steps of this server's requests, as they happen).
 pub fn order_routes<H, T>(state: ServerState, create_order: H) -> Router
 where
     H: Handler<T, ServerState>,
@@ -33,21 +50,22 @@ where
             "/orders",
             post(create_order).get(list_orders).delete(delete_orders),
         )
+        .route("/steps", get(stream_steps))
         .method_not_allowed_fallback(method_not_allowed)
         .fallback(not_found)
         .with_state(state)
 }
 
 /// Runs a server's order flow to the end (even if the client leaves, unless
-/// the request asked for `Lab-Cancellation: on-disconnect`), then applies
-/// the request's demo fault to the response.
+/// the request asked for `Lab-Cancellation: on-disconnect`), reporting how
+/// it ended, then applies the request's demo fault to the response.
 pub async fn run_order_flow<F, W>(
     state: ServerState,
     request: OrderRequest,
     flow: F,
 ) -> Result<Response, LabError>
 where
-    F: FnOnce(Db, OrderRequest) -> W,
+    F: FnOnce(Db, OrderRequest, Steps) -> W,
     W: Future<Output = Result<Response, LabError>> + Send + 'static,
 {
     let DemoControls {
@@ -55,7 +73,17 @@ where
         cancel_on_disconnect,
         ..
     } = request.controls;
-    let work = flow(state.db, request);
+    let steps = state.steps.start_request(&request.lab, &request.key);
+    let flow_steps = steps.clone();
+    let work = flow(state.db, request, flow_steps.clone());
+    let work = async move {
+        let result = work.await;
+        flow_steps.record_end(&result, |response: &Response| {
+            let replayed = response.headers().contains_key(IDEMPOTENT_REPLAYED);
+            (response.status().as_u16(), replayed)
+        });
+        result
+    };
     let response = if cancel_on_disconnect {
         // Awaited here, the work is part of the handler's future, which
         // hyper drops when the client hangs up: it stops at its next `.await`.
@@ -64,7 +92,12 @@ where
         finish_even_if_client_leaves(work).await?
     };
     Ok(match fault {
-        Some(fault) => fault.apply(response),
+        Some(fault) => {
+            if fault == crate::Fault::DropResponse {
+                steps.record(lab_wire::StepKind::ResponseDropped);
+            }
+            fault.apply(response)
+        }
         None => response,
     })
 }

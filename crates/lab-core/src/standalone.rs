@@ -8,7 +8,7 @@ use axum::response::Response;
 use tokio::net::TcpListener;
 
 use crate::cleanup::{ExpiredKeys, spawn_cleanup};
-use crate::{Db, LabError, OrderRequest, OrderTables, StorageArgs, serve};
+use crate::{Db, LabError, OrderRequest, OrderTables, Steps, StorageArgs, serve};
 
 /// One order server, as the launcher and the standalone binaries see it.
 pub trait OrderServer {
@@ -29,6 +29,7 @@ pub trait OrderServer {
     fn place_order(
         db: Db,
         request: OrderRequest,
+        steps: Steps,
     ) -> impl Future<Output = Result<Response, LabError>> + Send;
 
     /// Creates or updates the server's tables.

@@ -1,5 +1,5 @@
 //! The lab's wire format: what travels between the browser, the CLI and the
-//! two order servers. Plain data and validation only, so it compiles for
+//! order servers. Plain data and validation only, so it compiles for
 //! wasm as well as for the servers (no sqlx, no tokio).
 
 pub mod headers;
@@ -7,8 +7,10 @@ pub mod key;
 pub mod lab;
 pub mod order;
 pub mod problem;
+pub mod step;
 
 pub use key::{IdempotencyKey, InvalidKey};
 pub use lab::{InvalidLabId, LabId};
 pub use order::{InvalidOrder, NewOrder, Order};
 pub use problem::Problem;
+pub use step::{KeyFound, Step, StepKind};

@@ -1,5 +1,6 @@
 //! The launcher: one address serving the naive server under `/api/naive`,
-//! the safe server under `/api/safe`, and the built web page at `/`.
+//! the safe server under `/api/safe`, the transactional server under
+//! `/api/transactional`, and the built web page at `/`.
 
 pub mod cli;
 
@@ -15,6 +16,7 @@ use naive_server::NaiveServer;
 use safe_server::SafeServer;
 use tokio::net::TcpListener;
 use tower_http::services::{ServeDir, ServeFile};
+use transactional_server::TransactionalServer;
 
 /// Settings of the lab.
 #[derive(Debug, Clone, clap::Args)]
@@ -29,11 +31,12 @@ pub struct Settings {
     pub ui_dir: PathBuf,
 }
 
-/// Both servers and the page, over one storage.
+/// The three servers and the page, over one storage.
 pub fn app(db: Db, ui_dir: &Path) -> Router {
     let api = Router::new()
         .nest("/naive", NaiveServer::router(db.clone()))
-        .nest("/safe", SafeServer::router(db))
+        .nest("/safe", SafeServer::router(db.clone()))
+        .nest("/transactional", TransactionalServer::router(db))
         .fallback(not_found);
     // Unknown page paths get the page itself, so a deep link still loads.
     let page = ServeDir::new(ui_dir).fallback(ServeFile::new(ui_dir.join("index.html")));
@@ -49,11 +52,12 @@ pub struct Application {
 }
 
 impl Application {
-    /// Connects to storage, applies both servers' migrations and binds the address.
+    /// Connects to storage, applies every server's migrations and binds the address.
     pub async fn build(settings: &Settings) -> Result<Self, LabError> {
         let db = Db::connect(&settings.storage.database_url).await?;
         NaiveServer::migrate(&db).await?;
         SafeServer::migrate(&db).await?;
+        TransactionalServer::migrate(&db).await?;
         if !settings.ui_dir.join("index.html").is_file() {
             tracing::warn!(
                 ui_dir = %settings.ui_dir.display(),
@@ -64,7 +68,11 @@ impl Application {
         let listener = bind(settings.addr).await?;
         let cleanup = spawn_cleanup(
             db.clone(),
-            vec![NaiveServer::EXPIRED_KEYS, SafeServer::EXPIRED_KEYS],
+            vec![
+                NaiveServer::EXPIRED_KEYS,
+                SafeServer::EXPIRED_KEYS,
+                TransactionalServer::EXPIRED_KEYS,
+            ],
             settings.storage.cleanup_interval(),
         );
         Ok(Self {

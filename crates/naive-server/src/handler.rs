@@ -4,7 +4,8 @@
 
 use axum::extract::State;
 use axum::response::Response;
-use lab_core::{Db, LabError, OrderRequest, ServerState, StoredResponse, run_order_flow};
+use lab_core::{Db, LabError, OrderRequest, ServerState, Steps, StoredResponse, run_order_flow};
+use lab_wire::{KeyFound, StepKind};
 
 use crate::store;
 
@@ -17,7 +18,11 @@ pub async fn create_order(
 }
 
 /// The flow itself, run to the end by [`create_order`] even if the client leaves.
-pub async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabError> {
+pub async fn place_order(
+    db: Db,
+    request: OrderRequest,
+    steps: Steps,
+) -> Result<Response, LabError> {
     let OrderRequest {
         lab,
         key,
@@ -26,18 +31,27 @@ pub async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabE
     } = request;
 
     // Step 1: have we answered this key before? If so, answer the same.
-    if let Some(stored) = store::find_response(&db, &lab, &key).await? {
+    let found = store::find_response(&db, &lab, &key).await?;
+    steps.record(StepKind::KeyLookedUp {
+        found: if found.is_some() {
+            KeyFound::Answer
+        } else {
+            KeyFound::Nothing
+        },
+    });
+    if let Some(stored) = found {
         return Ok(stored.replay());
     }
 
     // The race window. Every request with this key that arrives before
     // step 3 also found nothing in step 1, and goes on to create its own order.
-    controls.pause().await;
+    controls.slow_part(&steps).await;
 
     // Step 2: do the work.
     let order = store::ORDER_TABLES
         .insert_order(&db, &lab, &key, &order)
         .await?;
+    steps.record(StepKind::OrderInserted);
     if controls.crashes_after_create() {
         // The order exists; the key is never saved, so a retry orders again.
         return Err(LabError::SimulatedCrash);
@@ -47,5 +61,6 @@ pub async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabE
     // for the same key: the table has no unique constraint.
     let stored = StoredResponse::created(&order);
     store::save_response(&db, &lab, &key, &stored, controls.key_expires_at()).await?;
+    steps.record(StepKind::ResponseSaved);
     Ok(stored.first_response())
 }

@@ -8,7 +8,9 @@
 use axum::Router;
 use axum::response::Response;
 use lab_core::cleanup::ExpiredKeys;
-use lab_core::{Db, LabError, OrderRequest, OrderServer, OrderTables, ServerState, order_routes};
+use lab_core::{
+    Db, LabError, OrderRequest, OrderServer, OrderTables, ServerState, Steps, order_routes,
+};
 
 pub mod handler;
 pub mod store;
@@ -27,10 +29,7 @@ impl OrderServer for NaiveServer {
     /// `POST /orders` through [`handler::create_order`]; `GET` and `DELETE` as every server.
     fn router(db: Db) -> Router {
         order_routes(
-            ServerState {
-                db,
-                tables: &store::ORDER_TABLES,
-            },
+            ServerState::new(db, &store::ORDER_TABLES),
             handler::create_order,
         )
     }
@@ -38,8 +37,9 @@ impl OrderServer for NaiveServer {
     fn place_order(
         db: Db,
         request: OrderRequest,
+        steps: Steps,
     ) -> impl Future<Output = Result<Response, LabError>> + Send {
-        handler::place_order(db, request)
+        handler::place_order(db, request, steps)
     }
 
     /// Creates or updates the naive server's tables.

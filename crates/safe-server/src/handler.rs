@@ -1,11 +1,13 @@
-//! The safe flow, step by step: claim, then act. Read it beside
-//! `naive-server/src/handler.rs`: the same steps, but the key is written
-//! first and the database decides who was first.
+//! The safe flow, as the article builds it: claim, act, answer, each its
+//! own statement. Read it beside `naive-server/src/handler.rs` (the same
+//! steps, but the key is written first and the database decides who was
+//! first) and `transactional-server/src/handler.rs` (the same claim, but
+//! all three steps commit together).
 
 use axum::extract::State;
 use axum::response::Response;
-use lab_core::{Db, LabError, OrderRequest, ServerState, run_order_flow};
-use lab_wire::{IdempotencyKey, LabId};
+use lab_core::{Db, LabError, OrderRequest, ServerState, Steps, StoredResponse, run_order_flow};
+use lab_wire::{IdempotencyKey, KeyFound, LabId, StepKind};
 
 use crate::store::{self, Claim, ClaimTerms, KeyState};
 
@@ -18,7 +20,11 @@ pub async fn create_order(
 }
 
 /// The flow itself, run to the end by [`create_order`] even if the client leaves.
-pub async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabError> {
+pub async fn place_order(
+    db: Db,
+    request: OrderRequest,
+    steps: Steps,
+) -> Result<Response, LabError> {
     let fingerprint = request.fingerprint();
     let OrderRequest {
         lab,
@@ -35,30 +41,59 @@ pub async fn place_order(db: Db, request: OrderRequest) -> Result<Response, LabE
         expires_at: controls.key_expires_at(),
         locked_until: controls.locked_until(),
     };
-    let claim = store::claim_key(&db, &lab, &key, &terms).await?;
-    if claim == Claim::AlreadyClaimed {
-        return answer_duplicate(&db, &lab, &key, &fingerprint).await;
+    match store::claim_key(&db, &lab, &key, &terms).await? {
+        Claim::AlreadyClaimed => {
+            steps.record(StepKind::KeyConflict);
+            return answer_duplicate(&db, &lab, &key, &fingerprint, &steps).await;
+        }
+        Claim::Won => steps.record(StepKind::KeyClaimed),
+        Claim::TookOver { claimed_at } => {
+            steps.record(StepKind::ClaimTakenOver);
+            // The request that claimed the key died without answering, but
+            // it may have written its order first (the three steps are three
+            // statements). Finish its work instead of doing it twice.
+            if let Some(earlier) = store::order_written_since(&db, &lab, &key, claimed_at).await? {
+                steps.record(StepKind::OrderRecovered);
+                let stored = StoredResponse::created(&earlier);
+                store::save_response(&db, &lab, &key, &stored).await?;
+                steps.record(StepKind::ResponseSaved);
+                return Ok(stored.replay());
+            }
+        }
     }
 
     // The same race window as the naive server's: harmless here, since
     // every latecomer already lost the claim.
-    controls.pause().await;
+    controls.slow_part(&steps).await;
 
-    // Step 2: do the work and store its answer on the key, in one
-    // transaction. If it fails, release the claim so that a retry is not
-    // stuck behind a key that will never get an answer.
-    let crash = controls.crashes_after_create();
-    let stored = match store::create_order_and_save_response(&db, &lab, &key, &order, crash).await {
-        Ok(stored) => stored,
-        // A crashed process cleans nothing up: the claim stays until its lock runs out.
-        Err(LabError::SimulatedCrash) => return Err(LabError::SimulatedCrash),
+    // Step 2: do the work. If it fails, release the claim so that a retry
+    // is not stuck behind a key that will never get an answer.
+    let created = match store::ORDER_TABLES
+        .insert_order(&db, &lab, &key, &order)
+        .await
+    {
+        Ok(created) => created,
         Err(error) => {
-            if let Err(release_error) = store::release_key(&db, &lab, &key).await {
-                tracing::error!(%release_error, key = %key, "could not release the key of a failed order");
+            match store::release_key(&db, &lab, &key).await {
+                Ok(()) => steps.record(StepKind::KeyReleased),
+                Err(release_error) => {
+                    tracing::error!(%release_error, key = %key, "could not release the key of a failed order")
+                }
             }
-            return Err(error);
+            return Err(error.into());
         }
     };
+    steps.record(StepKind::OrderInserted);
+    if controls.crashes_after_create() {
+        // A crashed process cleans nothing up: the order stays, the claim
+        // stays unanswered, and retries get 409 until its lock runs out.
+        return Err(LabError::SimulatedCrash);
+    }
+
+    // Step 3: save the answer on the key, for retries to replay.
+    let stored = StoredResponse::created(&created);
+    store::save_response(&db, &lab, &key, &stored).await?;
+    steps.record(StepKind::ResponseSaved);
     Ok(stored.first_response())
 }
 
@@ -68,8 +103,16 @@ async fn answer_duplicate(
     lab: &LabId,
     key: &IdempotencyKey,
     fingerprint: &str,
+    steps: &Steps,
 ) -> Result<Response, LabError> {
     let state = store::key_state(db, lab, key).await?;
+    steps.record(StepKind::KeyLookedUp {
+        found: match state {
+            KeyState::Absent => KeyFound::Nothing,
+            KeyState::InFlight { .. } => KeyFound::InProgress,
+            KeyState::Answered { .. } => KeyFound::Answer,
+        },
+    });
     // A key names one request: replaying its answer to a different request
     // would tell the client that its different order went through.
     if state.claimed_by_another_request(fingerprint) {

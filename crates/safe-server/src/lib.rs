@@ -1,16 +1,22 @@
-//! The safe order server: the article's constraint-based version, with its
-//! holes closed.
+//! The safe order server: the article's constraint-based version, three
+//! statements in a row (claim the key, create the order, save the answer).
 //!
 //! It claims the key first, in a column with a UNIQUE constraint, and only
 //! the request whose insert succeeded creates the order. A racing duplicate
 //! gets the database's unique violation and answers `409` (first request
-//! still running) or replays the stored response. The flow is in
-//! [`handler`], its SQL in [`store`]; compare them with the naive server's.
+//! still running) or replays the stored response. A request that dies
+//! between the statements leaves a claim with no answer: it blocks retries
+//! (`409`) until its lock runs out, then a retry takes it over and finishes
+//! the work, adopting an order that was already written. The flow is in
+//! [`handler`], its SQL in [`store`]; compare them with the naive and the
+//! transactional server's.
 
 use axum::Router;
 use axum::response::Response;
 use lab_core::cleanup::ExpiredKeys;
-use lab_core::{Db, LabError, OrderRequest, OrderServer, OrderTables, ServerState, order_routes};
+use lab_core::{
+    Db, LabError, OrderRequest, OrderServer, OrderTables, ServerState, Steps, order_routes,
+};
 
 pub mod handler;
 pub mod store;
@@ -29,10 +35,7 @@ impl OrderServer for SafeServer {
     /// `POST /orders` through [`handler::create_order`]; `GET` and `DELETE` as every server.
     fn router(db: Db) -> Router {
         order_routes(
-            ServerState {
-                db,
-                tables: &store::ORDER_TABLES,
-            },
+            ServerState::new(db, &store::ORDER_TABLES),
             handler::create_order,
         )
     }
@@ -40,8 +43,9 @@ impl OrderServer for SafeServer {
     fn place_order(
         db: Db,
         request: OrderRequest,
+        steps: Steps,
     ) -> impl Future<Output = Result<Response, LabError>> + Send {
-        handler::place_order(db, request)
+        handler::place_order(db, request, steps)
     }
 
     /// Creates or updates the safe server's tables.

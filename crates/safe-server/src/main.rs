@@ -6,8 +6,8 @@ use lab_core::StandaloneArgs;
 use lab_core::standalone::run_alone;
 use safe_server::SafeServer;
 
-/// The safe order server alone: POST/GET/DELETE /orders, checking the
-/// Idempotency-Key with a look-up before creating the order (it races, on purpose).
+/// The safe order server alone: POST/GET/DELETE /orders, claiming the
+/// Idempotency-Key in a UNIQUE column before creating the order.
 #[derive(Parser)]
 #[command(version)]
 struct Args {

@@ -1,15 +1,23 @@
 //! The safe server's SQL. Each query is written once and runs on both
 //! SQLite and PostgreSQL (see `lab_core::with_pool!`).
 
-use chrono::{DateTime, Utc};
-use lab_core::{Db, LabError, OrderTables, StoredResponse, with_pool, with_reader};
-use lab_wire::{IdempotencyKey, LabId, NewOrder};
+use chrono::{DateTime, SubsecRound, Utc};
+use lab_core::{Db, OrderTables, StoredResponse, with_pool, with_reader};
+use lab_wire::{IdempotencyKey, LabId, Order};
+use uuid::Uuid;
 
 /// Who got the key: this request, or an earlier one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Claim {
     /// This request inserted the key and must do the work.
     Won,
+    /// This request took over a claim made at `claimed_at` whose request
+    /// never answered and whose lock has run out; that request may have
+    /// written its order before it died.
+    TookOver {
+        /// When the abandoned claim was first made.
+        claimed_at: DateTime<Utc>,
+    },
     /// The key was already there; the database said so with a unique violation.
     AlreadyClaimed,
 }
@@ -65,25 +73,26 @@ pub struct ClaimTerms<'a> {
 /// Inserts the key with no response yet; a duplicate is refused by the
 /// `safe_idempotency_keys_one_claim` constraint. Two kinds of old claim no
 /// longer count and are replaced, once: an answered one whose retention ran
-/// out, and an unanswered one whose lock ran out (its request crashed).
+/// out, and an unanswered one whose lock ran out (its request crashed) and
+/// that was made for the same request.
 pub async fn claim_key(
     db: &Db,
     lab: &LabId,
     key: &IdempotencyKey,
     terms: &ClaimTerms<'_>,
 ) -> sqlx::Result<Claim> {
-    match insert_claim(db, lab, key, terms).await? {
-        Claim::Won => Ok(Claim::Won),
-        Claim::AlreadyClaimed if take_over_abandoned_claim(db, lab, key, terms).await? => {
-            tracing::info!(lab = %lab, key = %key, "took over a claim whose request never answered");
-            Ok(Claim::Won)
-        }
-        Claim::AlreadyClaimed if delete_expired_claim(db, lab, key).await? => {
-            // Another retry may have replaced it first: the constraint decides again.
-            insert_claim(db, lab, key, terms).await
-        }
-        Claim::AlreadyClaimed => Ok(Claim::AlreadyClaimed),
+    if insert_claim(db, lab, key, terms).await? == Claim::Won {
+        return Ok(Claim::Won);
     }
+    if let Some(claimed_at) = take_over_abandoned_claim(db, lab, key, terms).await? {
+        tracing::info!(lab = %lab, key = %key, "took over a claim whose request never answered");
+        return Ok(Claim::TookOver { claimed_at });
+    }
+    if delete_expired_claim(db, lab, key).await? {
+        // Another retry may have replaced it first: the constraint decides again.
+        return insert_claim(db, lab, key, terms).await;
+    }
+    Ok(Claim::AlreadyClaimed)
 }
 
 async fn insert_claim(
@@ -101,7 +110,9 @@ async fn insert_claim(
         .bind(lab.as_str())
         .bind(key.as_str())
         .bind(terms.fingerprint)
-        .bind(Utc::now())
+        // Microseconds, as PostgreSQL keeps them and as orders are stamped,
+        // so "orders written since this claim" compares like with like.
+        .bind(Utc::now().trunc_subsecs(6))
         .bind(terms.expires_at)
         .bind(terms.locked_until)
         .execute(pool)
@@ -118,19 +129,22 @@ async fn insert_claim(
     }
 }
 
-/// Takes over an unanswered claim whose lock has run out; says whether it
-/// did. The `WHERE` makes it atomic: of several retries, one updates the row.
+/// Takes over an unanswered claim whose lock has run out, if it was made
+/// for the same request (a different body gets its 422 instead); returns
+/// when the claim was first made. The `WHERE` makes it atomic: of several
+/// retries, one updates the row.
 async fn take_over_abandoned_claim(
     db: &Db,
     lab: &LabId,
     key: &IdempotencyKey,
     terms: &ClaimTerms<'_>,
-) -> sqlx::Result<bool> {
-    let taken = with_pool!(db, |pool| {
-        sqlx::query(
-            "UPDATE safe_idempotency_keys \
-             SET request_fingerprint = $3, expires_at = $4, locked_until = $5 \
-             WHERE lab_id = $1 AND idempotency_key = $2 AND status_code IS NULL AND locked_until <= $6",
+) -> sqlx::Result<Option<DateTime<Utc>>> {
+    with_pool!(db, |pool| {
+        sqlx::query_scalar(
+            "UPDATE safe_idempotency_keys SET expires_at = $4, locked_until = $5 \
+             WHERE lab_id = $1 AND idempotency_key = $2 AND status_code IS NULL AND locked_until <= $6 \
+             AND (request_fingerprint IS NULL OR request_fingerprint = $3) \
+             RETURNING created_at",
         )
         .bind(lab.as_str())
         .bind(key.as_str())
@@ -138,11 +152,39 @@ async fn take_over_abandoned_claim(
         .bind(terms.expires_at)
         .bind(terms.locked_until)
         .bind(Utc::now())
-        .execute(pool)
+        .fetch_optional(pool)
+        .await
+    })
+}
+
+/// The first order for `key` written at or after `since`: what a claim's
+/// request created before it died, if it got that far.
+pub async fn order_written_since(
+    db: &Db,
+    lab: &LabId,
+    key: &IdempotencyKey,
+    since: DateTime<Utc>,
+) -> sqlx::Result<Option<Order>> {
+    let row: Option<(Uuid, String, i64, String, DateTime<Utc>)> = with_pool!(db, |pool| {
+        sqlx::query_as(
+            "SELECT id, item, amount_cents, idempotency_key, created_at FROM safe_orders \
+             WHERE lab_id = $1 AND idempotency_key = $2 AND created_at >= $3 ORDER BY seq LIMIT 1",
+        )
+        .bind(lab.as_str())
+        .bind(key.as_str())
+        .bind(since)
+        .fetch_optional(pool)
         .await?
-        .rows_affected()
     });
-    Ok(taken > 0)
+    Ok(row.map(
+        |(id, item, amount_cents, idempotency_key, created_at)| Order {
+            id,
+            item,
+            amount_cents,
+            idempotency_key,
+            created_at,
+        },
+    ))
 }
 
 /// Deletes the claim on `key` if it was answered and has expired; says whether it did.
@@ -187,26 +229,28 @@ pub async fn key_state(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Resu
     })
 }
 
-/// Creates the order and records its answer on the claimed key, in one
-/// transaction: there is never an order whose answer could not be replayed.
-pub async fn create_order_and_save_response(
+/// Records the answer on the claimed key, for retries to replay. A
+/// statement of its own, after the order's: a crash in between leaves an
+/// order whose claim has no answer.
+pub async fn save_response(
     db: &Db,
     lab: &LabId,
     key: &IdempotencyKey,
-    new: &NewOrder,
-    crash_after_insert: bool,
-) -> Result<StoredResponse, LabError> {
-    ORDER_TABLES
-        .insert_order_and_save_response(
-            db,
-            lab,
-            key,
-            new,
+    stored: &StoredResponse,
+) -> sqlx::Result<()> {
+    with_pool!(db, |pool| {
+        sqlx::query(
             "UPDATE safe_idempotency_keys SET status_code = $1, response_body = $2 \
              WHERE lab_id = $3 AND idempotency_key = $4",
-            crash_after_insert,
         )
-        .await
+        .bind(i32::from(stored.status))
+        .bind(&stored.body)
+        .bind(lab.as_str())
+        .bind(key.as_str())
+        .execute(pool)
+        .await?;
+    });
+    Ok(())
 }
 
 /// Deletes an unanswered claim, so a retry can claim the key again.

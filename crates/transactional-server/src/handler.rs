@@ -1,0 +1,136 @@
+//! The transactional flow, step by step: claim, act and answer as one
+//! transaction. Read it beside `safe-server/src/handler.rs`: the same
+//! UNIQUE claim, but nothing is visible to anyone until all of it commits.
+
+use axum::extract::State;
+use axum::response::Response;
+use lab_core::{Db, LabError, OrderRequest, ServerState, Steps, StoredResponse, run_order_flow};
+use lab_wire::{IdempotencyKey, KeyFound, LabId, StepKind};
+
+use crate::store::{self, Claim};
+
+/// `POST /orders`: create an order unless a committed request already holds this key.
+pub async fn create_order(
+    State(state): State<ServerState>,
+    request: OrderRequest,
+) -> Result<Response, LabError> {
+    run_order_flow(state, request, place_order).await
+}
+
+/// The flow itself, run to the end by [`create_order`] even if the client leaves.
+pub async fn place_order(
+    db: Db,
+    request: OrderRequest,
+    steps: Steps,
+) -> Result<Response, LabError> {
+    let fingerprint = request.fingerprint();
+    let OrderRequest {
+        lab,
+        key,
+        order,
+        controls,
+    } = request;
+
+    // A quick look first, so a retry of a finished request is answered
+    // without opening a transaction. It only ever finds committed answers;
+    // it decides nothing about requests still running.
+    let found = store::find_answer(&db, &lab, &key).await?;
+    steps.record(StepKind::KeyLookedUp {
+        found: if found.is_some() {
+            KeyFound::Answer
+        } else {
+            KeyFound::Nothing
+        },
+    });
+    if let Some((claimed_by, stored)) = found {
+        return replay_if_same_request(stored, &claimed_by, &fingerprint);
+    }
+
+    // Where the slow part runs is a choice about locks. On PostgreSQL a
+    // transaction holding a new key blocks only a duplicate of that key, so
+    // the slow part runs inside it and a duplicate waits for the answer. On
+    // SQLite any open write transaction holds the one writer of the whole
+    // file, every learner's lab included: there the slow part runs first,
+    // so the transaction lasts milliseconds (racing duplicates then each
+    // wait, and the constraint still lets one order through).
+    let slow_part_in_transaction = db.locks_only_written_rows();
+    if !slow_part_in_transaction {
+        controls.slow_part(&steps).await;
+    }
+
+    // Step 1: claim the key, inside the transaction. The UNIQUE constraint
+    // refuses a second claim, and PostgreSQL makes a racing insert of the
+    // same key wait until this transaction ends, to see whether it committed.
+    let mut tx = db.begin().await?;
+    steps.record(StepKind::TransactionBegun);
+    let terms = store::ClaimTerms {
+        fingerprint: &fingerprint,
+        expires_at: controls.key_expires_at(),
+    };
+    if store::claim_key(&mut tx, &lab, &key, &terms).await? == Claim::AlreadyClaimed {
+        steps.record(StepKind::KeyConflict);
+        roll_back(tx, &steps).await;
+        return answer_duplicate(&db, &lab, &key, &fingerprint).await;
+    }
+    steps.record(StepKind::KeyClaimed);
+    if slow_part_in_transaction {
+        controls.slow_part(&steps).await;
+    }
+
+    // Step 2: do the work, in the same transaction.
+    let created = store::ORDER_TABLES
+        .insert_order_in(&mut tx, &lab, &key, &order)
+        .await?;
+    steps.record(StepKind::OrderInserted);
+    if controls.crashes_after_create() {
+        // The transaction never commits: the database throws away the claim
+        // and the order together, and the retry finds nothing in its way.
+        drop(tx);
+        return Err(LabError::SimulatedCrash);
+    }
+
+    // Step 3: save the answer on the key, and commit all three at once.
+    let stored = StoredResponse::created(&created);
+    store::save_response(&mut tx, &lab, &key, &stored).await?;
+    steps.record(StepKind::ResponseSaved);
+    tx.commit().await?;
+    steps.record(StepKind::Committed);
+    Ok(stored.first_response())
+}
+
+async fn roll_back(tx: lab_core::DbTx, steps: &Steps) {
+    if let Err(error) = tx.rollback().await {
+        tracing::warn!(%error, "rolling back a refused claim failed; the connection discards it");
+    }
+    steps.record(StepKind::RolledBack);
+}
+
+/// The answer for a request whose key a committed request holds.
+async fn answer_duplicate(
+    db: &Db,
+    lab: &LabId,
+    key: &IdempotencyKey,
+    fingerprint: &str,
+) -> Result<Response, LabError> {
+    match store::find_answer(db, lab, key).await? {
+        Some((claimed_by, stored)) => replay_if_same_request(stored, &claimed_by, fingerprint),
+        // Only a committed claim refuses ours, and a committed claim has its
+        // answer; should it have expired or been reset in between, the
+        // client may simply retry.
+        None => Err(LabError::KeyInFlight),
+    }
+}
+
+/// The saved answer, unless the key was first used for a different request.
+fn replay_if_same_request(
+    stored: StoredResponse,
+    claimed_by: &str,
+    fingerprint: &str,
+) -> Result<Response, LabError> {
+    // A key names one request: replaying its answer to a different request
+    // would tell the client that its different order went through.
+    if claimed_by != fingerprint {
+        return Err(LabError::KeyReused);
+    }
+    Ok(stored.replay())
+}

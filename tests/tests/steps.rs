@@ -1,0 +1,116 @@
+//! `GET /steps`: every server reports each request's steps as it takes
+//! them, so the interleaving of a race can be seen, not described.
+
+use std::time::Duration;
+
+use futures::future::join;
+use lab_core::OrderServer;
+use lab_e2e::{Backend, TestServer, new_key, on_both_backends, spawn_server};
+use lab_wire::{KeyFound, Step, StepKind};
+use naive_server::NaiveServer;
+use transactional_server::TransactionalServer;
+
+on_both_backends!(
+    the_naive_servers_steps_show_two_lookups_before_the_first_insert,
+    the_transactional_servers_steps_show_one_claim_and_one_conflict,
+);
+
+/// Opens the stream of this lab's steps on `server`.
+async fn listen(server: &TestServer) -> reqwest::Response {
+    let url = server
+        .orders_url
+        .replace("/orders", &format!("/steps?lab={}", server.lab));
+    let response = reqwest::get(url).await.expect("the step stream opens");
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["content-type"].to_str().unwrap(),
+        "text/event-stream"
+    );
+    response
+}
+
+/// Reads `count` steps off the stream (failing after 10 s).
+async fn collect(mut stream: reqwest::Response, count: usize) -> Vec<Step> {
+    let mut text = String::new();
+    let mut steps = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while steps.len() < count {
+        let chunk = tokio::time::timeout_at(deadline, stream.chunk())
+            .await
+            .unwrap_or_else(|_| panic!("only {} steps arrived: {steps:?}", steps.len()))
+            .expect("the stream stays open")
+            .expect("a chunk");
+        text.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(end) = text.find("\n\n") {
+            let event: String = text.drain(..end + 2).collect();
+            if let Some(data) = event.lines().find_map(|line| line.strip_prefix("data: ")) {
+                steps.push(serde_json::from_str(data).expect("a step as JSON"));
+            }
+        }
+    }
+    steps
+}
+
+async fn race<S: OrderServer>(backend: Backend, steps_expected: usize) -> Vec<Step> {
+    let server = spawn_server::<S>(backend).await;
+    let stream = listen(&server).await;
+    let key = new_key();
+    join(
+        server.place_slowly(&key, 300),
+        server.place_slowly(&key, 300),
+    )
+    .await;
+    collect(stream, steps_expected).await
+}
+
+async fn the_naive_servers_steps_show_two_lookups_before_the_first_insert(backend: Backend) {
+    // Each request: looked up, slow part, order inserted, answer saved, answered.
+    let steps = race::<NaiveServer>(backend, 10).await;
+    let first_insert = steps
+        .iter()
+        .position(|s| s.kind == StepKind::OrderInserted)
+        .expect("an order was inserted");
+    let lookups_before: Vec<u64> = steps[..first_insert]
+        .iter()
+        .filter(|s| {
+            s.kind
+                == StepKind::KeyLookedUp {
+                    found: KeyFound::Nothing,
+                }
+        })
+        .map(|s| s.request)
+        .collect();
+    assert_eq!(lookups_before.len(), 2, "{steps:#?}");
+    assert_ne!(
+        lookups_before[0], lookups_before[1],
+        "two different requests"
+    );
+    let inserts = steps
+        .iter()
+        .filter(|s| s.kind == StepKind::OrderInserted)
+        .count();
+    assert_eq!(inserts, 2, "both went on to insert: {steps:#?}");
+    assert!(steps.windows(2).all(|pair| pair[0].seq < pair[1].seq));
+}
+
+async fn the_transactional_servers_steps_show_one_claim_and_one_conflict(backend: Backend) {
+    // Winner: looked up, slow part, begun, claimed, inserted, saved,
+    // committed, answered (8). Loser: looked up, begun, conflict, rolled
+    // back, answered (5), plus its own slow part on SQLite, where the slow
+    // part runs before the transaction.
+    let expected = if backend == Backend::Sqlite { 14 } else { 13 };
+    let steps = race::<TransactionalServer>(backend, expected).await;
+    let count = |kind: StepKind| steps.iter().filter(|s| s.kind == kind).count();
+    assert_eq!(count(StepKind::KeyClaimed), 1, "{steps:#?}");
+    assert_eq!(count(StepKind::KeyConflict), 1, "{steps:#?}");
+    assert_eq!(count(StepKind::OrderInserted), 1, "{steps:#?}");
+    assert_eq!(count(StepKind::Committed), 1, "{steps:#?}");
+    assert_eq!(
+        count(StepKind::Answered {
+            status: 201,
+            replayed: true
+        }),
+        1,
+        "the loser replayed the winner's answer: {steps:#?}"
+    );
+}
