@@ -21,7 +21,19 @@ pub struct OrderTables {
     pub delete_orders: &'static str,
 }
 
-type OrderRow = (Uuid, String, i64, String, DateTime<Utc>);
+/// An order as the orders tables' `SELECT`s return it: id, item, amount, key, created at.
+pub type OrderRow = (Uuid, String, i64, String, DateTime<Utc>);
+
+/// The order a row of [`OrderRow`] describes.
+pub fn order_from_row((id, item, amount_cents, idempotency_key, created_at): OrderRow) -> Order {
+    Order {
+        id,
+        item,
+        amount_cents,
+        idempotency_key,
+        created_at,
+    }
+}
 
 /// Binds an order's columns, in `insert_order`'s parameter order.
 macro_rules! bind_order {
@@ -91,18 +103,7 @@ impl OrderTables {
                 .fetch_all(pool)
                 .await?
         });
-        Ok(rows
-            .into_iter()
-            .map(
-                |(id, item, amount_cents, idempotency_key, created_at)| Order {
-                    id,
-                    item,
-                    amount_cents,
-                    idempotency_key,
-                    created_at,
-                },
-            )
-            .collect())
+        Ok(rows.into_iter().map(order_from_row).collect())
     }
 
     /// Deletes the lab's keys and orders in one transaction.

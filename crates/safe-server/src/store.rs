@@ -2,9 +2,9 @@
 //! SQLite and PostgreSQL (see `lab_core::with_pool!`).
 
 use chrono::{DateTime, SubsecRound, Utc};
+use lab_core::orders::{OrderRow, order_from_row};
 use lab_core::{Db, OrderTables, StoredResponse, with_pool, with_reader};
 use lab_wire::{IdempotencyKey, LabId, Order};
-use uuid::Uuid;
 
 /// Who got the key: this request, or an earlier one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,7 +165,7 @@ pub async fn order_written_since(
     key: &IdempotencyKey,
     since: DateTime<Utc>,
 ) -> sqlx::Result<Option<Order>> {
-    let row: Option<(Uuid, String, i64, String, DateTime<Utc>)> = with_pool!(db, |pool| {
+    let row: Option<OrderRow> = with_reader!(db, |pool| {
         sqlx::query_as(
             "SELECT id, item, amount_cents, idempotency_key, created_at FROM safe_orders \
              WHERE lab_id = $1 AND idempotency_key = $2 AND created_at >= $3 ORDER BY seq LIMIT 1",
@@ -176,15 +176,7 @@ pub async fn order_written_since(
         .fetch_optional(pool)
         .await?
     });
-    Ok(row.map(
-        |(id, item, amount_cents, idempotency_key, created_at)| Order {
-            id,
-            item,
-            amount_cents,
-            idempotency_key,
-            created_at,
-        },
-    ))
+    Ok(row.map(order_from_row))
 }
 
 /// Deletes the claim on `key` if it was answered and has expired; says whether it did.
