@@ -241,16 +241,12 @@ impl TestServer {
         response.json().await.expect("GET /orders returns orders")
     }
 
-    /// Waits (up to ten seconds) until this lab holds `count` orders, and returns them.
-    pub async fn orders_once_there_are(&self, count: usize) -> Vec<Order> {
-        for _ in 0..100 {
-            let orders = self.orders().await;
-            if orders.len() >= count {
-                return orders;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        self.orders().await
+    /// Opens this lab's stream of steps on this server (`GET /steps?lab=…`).
+    pub async fn steps(&self) -> crate::StepStream {
+        let url = self
+            .orders_url
+            .replace("/orders", &format!("/steps?lab={}", self.lab));
+        crate::StepStream::open(&url).await
     }
 
     /// Deletes this lab's orders and keys; returns the status.

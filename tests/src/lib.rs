@@ -6,9 +6,11 @@
 
 pub mod backend;
 pub mod client;
+pub mod steps;
 
 pub use backend::Backend;
 pub use client::{Attempt, TestServer, new_key, spawn_lab, spawn_server};
+pub use steps::StepStream;
 
 /// Writes one test per (server, backend) pair, each calling the generic
 /// test function `$name::<Server>(Backend)`: `naive_on_sqlite`,

@@ -6,6 +6,7 @@ use std::time::Duration;
 use lab_core::OrderServer;
 use lab_e2e::client::COFFEE;
 use lab_e2e::{Attempt, Backend, new_key, on_every_server_and_backend, spawn_server};
+use lab_wire::StepKind;
 use lab_wire::headers::LAB_DELAY_MS;
 
 on_every_server_and_backend!(
@@ -101,6 +102,7 @@ async fn a_client_that_disconnects_during_the_delay_still_gets_its_order_committ
     backend: Backend,
 ) {
     let server = spawn_server::<S>(backend).await;
+    let mut steps = server.steps().await;
     let key = new_key();
 
     let gave_up = lab_e2e::client::send(
@@ -115,7 +117,19 @@ async fn a_client_that_disconnects_during_the_delay_still_gets_its_order_committ
         "the client should time out: {gave_up:?}"
     );
 
-    let orders = server.orders_once_there_are(1).await;
+    // Wait for the abandoned request to end on the server. Its order exists
+    // before its answer is saved; on the naive server a retry in between
+    // would find no answer and (rightly) order again: a race, not this test.
+    let taken = steps.until(|step| step.kind.is_last()).await;
+    assert_eq!(
+        taken.last().map(|step| step.kind),
+        Some(StepKind::Answered {
+            status: 201,
+            replayed: false
+        }),
+        "the abandoned request ran to its end: {taken:#?}"
+    );
+    let orders = server.orders().await;
     assert_eq!(
         orders.len(),
         1,

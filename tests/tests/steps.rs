@@ -1,11 +1,9 @@
 //! `GET /steps`: every server reports each request's steps as it takes
 //! them, so the interleaving of a race can be seen, not described.
 
-use std::time::Duration;
-
 use futures::future::join;
 use lab_core::OrderServer;
-use lab_e2e::{Backend, TestServer, new_key, on_both_backends, spawn_server};
+use lab_e2e::{Backend, new_key, on_both_backends, spawn_server};
 use lab_wire::{KeyFound, Step, StepKind};
 use naive_server::NaiveServer;
 use transactional_server::TransactionalServer;
@@ -15,52 +13,16 @@ on_both_backends!(
     the_transactional_servers_steps_show_one_claim_and_one_conflict,
 );
 
-/// Opens the stream of this lab's steps on `server`.
-async fn listen(server: &TestServer) -> reqwest::Response {
-    let url = server
-        .orders_url
-        .replace("/orders", &format!("/steps?lab={}", server.lab));
-    let response = reqwest::get(url).await.expect("the step stream opens");
-    assert_eq!(response.status(), 200);
-    assert_eq!(
-        response.headers()["content-type"].to_str().unwrap(),
-        "text/event-stream"
-    );
-    response
-}
-
-/// Reads `count` steps off the stream (failing after 10 s).
-async fn collect(mut stream: reqwest::Response, count: usize) -> Vec<Step> {
-    let mut text = String::new();
-    let mut steps = Vec::new();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while steps.len() < count {
-        let chunk = tokio::time::timeout_at(deadline, stream.chunk())
-            .await
-            .unwrap_or_else(|_| panic!("only {} steps arrived: {steps:?}", steps.len()))
-            .expect("the stream stays open")
-            .expect("a chunk");
-        text.push_str(&String::from_utf8_lossy(&chunk));
-        while let Some(end) = text.find("\n\n") {
-            let event: String = text.drain(..end + 2).collect();
-            if let Some(data) = event.lines().find_map(|line| line.strip_prefix("data: ")) {
-                steps.push(serde_json::from_str(data).expect("a step as JSON"));
-            }
-        }
-    }
-    steps
-}
-
 async fn race<S: OrderServer>(backend: Backend, steps_expected: usize) -> Vec<Step> {
     let server = spawn_server::<S>(backend).await;
-    let stream = listen(&server).await;
+    let mut stream = server.steps().await;
     let key = new_key();
     join(
         server.place_slowly(&key, 300),
         server.place_slowly(&key, 300),
     )
     .await;
-    collect(stream, steps_expected).await
+    stream.take(steps_expected).await
 }
 
 async fn the_naive_servers_steps_show_two_lookups_before_the_first_insert(backend: Backend) {

@@ -1,0 +1,84 @@
+//! Listening to a server's `GET /steps` stream the way the page does, so a
+//! test can wait for what the server did instead of guessing how long it takes.
+
+use std::time::Duration;
+
+use lab_wire::Step;
+
+/// An open `GET /steps` stream of one lab on one server.
+pub struct StepStream {
+    response: reqwest::Response,
+    unread: String,
+}
+
+impl StepStream {
+    /// Opens the stream at `url` (`…/steps?lab=ID`), checking that it is Server-Sent Events.
+    pub async fn open(url: &str) -> Self {
+        let response = reqwest::get(url).await.expect("the step stream opens");
+        assert_eq!(response.status(), 200, "GET {url}");
+        assert_eq!(
+            response.headers()["content-type"].to_str().unwrap(),
+            "text/event-stream"
+        );
+        Self {
+            response,
+            unread: String::new(),
+        }
+    }
+
+    /// Reads `count` steps (failing after 10 s).
+    pub async fn take(&mut self, count: usize) -> Vec<Step> {
+        let named = self.take_named(count).await;
+        named.into_iter().map(|(_, step)| step).collect()
+    }
+
+    /// Reads `count` steps with their event names (failing after 10 s).
+    pub async fn take_named(&mut self, count: usize) -> Vec<(String, Step)> {
+        let mut steps = Vec::new();
+        while steps.len() < count {
+            steps.push(self.next(&steps).await);
+        }
+        steps
+    }
+
+    /// Reads steps until one satisfies `last` (failing after 10 s); returns them all.
+    pub async fn until(&mut self, last: impl Fn(&Step) -> bool) -> Vec<Step> {
+        let mut steps = Vec::new();
+        loop {
+            let named = self.next(&steps).await;
+            let done = last(&named.1);
+            steps.push(named);
+            if done {
+                return steps.into_iter().map(|(_, step)| step).collect();
+            }
+        }
+    }
+
+    async fn next(&mut self, so_far: &[(String, Step)]) -> (String, Step) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(step) = self.parse_one() {
+                return step;
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.response.chunk())
+                .await
+                .unwrap_or_else(|_| panic!("no further step came; so far: {so_far:#?}"))
+                .expect("the stream stays open")
+                .expect("a chunk");
+            self.unread.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+
+    /// Takes the first complete event off the unread text, skipping keep-alives.
+    fn parse_one(&mut self) -> Option<(String, Step)> {
+        while let Some(end) = self.unread.find("\n\n") {
+            let event: String = self.unread.drain(..end + 2).collect();
+            let field = |name: &str| event.lines().find_map(|line| line.strip_prefix(name));
+            if let Some(data) = field("data: ") {
+                let name = field("event: ").unwrap_or("message").to_owned();
+                return Some((name, serde_json::from_str(data).expect("a step as JSON")));
+            }
+        }
+        None
+    }
+}
