@@ -1,6 +1,7 @@
 //! The launcher: both servers under `/api/…` and the page at `/`, on one address.
 
-use lab_e2e::{Attempt, Backend, TestServer, new_key, spawn_lab};
+use lab_e2e::{Attempt, Backend, StepStream, TestServer, new_key, spawn_lab};
+use lab_wire::StepKind;
 
 /// A stand-in for the built page, so this test does not need Trunk.
 fn fake_page() -> std::path::PathBuf {
@@ -61,6 +62,50 @@ async fn the_lab_serves_two_separate_servers_and_the_page_on_one_address() {
     assert_eq!(unknown.status(), 404);
     assert_eq!(
         unknown.headers()["content-type"],
+        "application/problem+json"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_stream_carries_every_servers_steps_named_after_the_server() {
+    let base = spawn_lab(Backend::Sqlite, &fake_page()).await;
+    let naive = TestServer::new(format!("{base}/api/naive/orders"));
+    let transactional = naive.at(format!("{base}/api/transactional/orders"));
+    let mut steps = StepStream::open(&format!("{base}/api/steps?lab={}", naive.lab)).await;
+    let elsewhere = naive.in_lab("someone-else");
+
+    let (other, mine_on_naive, mine_on_transactional) = (new_key(), new_key(), new_key());
+    elsewhere.place(&other).await;
+    naive.place(&mine_on_naive).await;
+    transactional.place(&mine_on_transactional).await;
+
+    // Naive: looked up, inserted, saved, answered. Transactional: looked up,
+    // begun, claimed, inserted, saved, committed, answered.
+    let named = steps.take_named(11).await;
+    let from = |server: &str| -> Vec<StepKind> {
+        named
+            .iter()
+            .filter(|(name, _)| name == server)
+            .map(|(_, step)| step.kind)
+            .collect()
+    };
+    assert_eq!(from("naive").len(), 4, "{named:#?}");
+    assert_eq!(from("transactional").len(), 7, "{named:#?}");
+    assert!(from("transactional").contains(&StepKind::Committed));
+    assert!(
+        named.iter().all(|(name, step)| match name.as_str() {
+            "naive" => step.key == mine_on_naive,
+            _ => step.key == mine_on_transactional,
+        }),
+        "only this lab's steps, each under its server's name: {named:#?}"
+    );
+
+    let refused = reqwest::get(format!("{base}/api/steps?lab=no%20spaces"))
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 400);
+    assert_eq!(
+        refused.headers()["content-type"],
         "application/problem+json"
     );
 }

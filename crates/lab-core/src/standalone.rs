@@ -8,7 +8,7 @@ use axum::response::Response;
 use tokio::net::TcpListener;
 
 use crate::cleanup::{ExpiredKeys, spawn_cleanup};
-use crate::{Db, LabError, OrderRequest, OrderTables, Steps, StorageArgs, serve};
+use crate::{Db, LabError, OrderRequest, OrderTables, ServerState, Steps, StorageArgs, serve};
 
 /// One order server, as the launcher and the standalone binaries see it.
 pub trait OrderServer {
@@ -21,8 +21,13 @@ pub trait OrderServer {
     /// How the cleanup job deletes the server's expired keys.
     const EXPIRED_KEYS: ExpiredKeys;
 
-    /// The server's routes over `db`.
-    fn router(db: Db) -> Router;
+    /// The server's routes over `state` (its storage and its step hub).
+    fn routes(state: ServerState) -> Router;
+
+    /// The server's routes over `db`, with a step hub of their own.
+    fn router(db: Db) -> Router {
+        Self::routes(ServerState::new(db, Self::ORDER_TABLES))
+    }
 
     /// The server's `POST /orders` flow without HTTP around it: the same SQL
     /// statements in the same order (the benchmark's baseline calls this).

@@ -1,6 +1,7 @@
 //! The launcher: one address serving the naive server under `/api/naive`,
 //! the safe server under `/api/safe`, the transactional server under
-//! `/api/transactional`, and the built web page at `/`.
+//! `/api/transactional`, all three servers' steps at `/api/steps`, and the
+//! built web page at `/`.
 
 pub mod cli;
 
@@ -11,7 +12,8 @@ use axum::Router;
 use lab_core::cleanup::spawn_cleanup;
 use lab_core::error::not_found;
 use lab_core::standalone::{bind, shutdown_signal};
-use lab_core::{Db, LabError, OrderServer, StorageArgs, serve};
+use lab_core::steps::combined_steps_route;
+use lab_core::{Db, LabError, OrderServer, ServerState, StorageArgs, serve};
 use naive_server::NaiveServer;
 use safe_server::SafeServer;
 use tokio::net::TcpListener;
@@ -31,12 +33,22 @@ pub struct Settings {
     pub ui_dir: PathBuf,
 }
 
-/// The three servers and the page, over one storage.
+/// The three servers and the page, over one storage; `/api/steps` streams
+/// the steps of all three at once.
 pub fn app(db: Db, ui_dir: &Path) -> Router {
+    let naive = ServerState::new(db.clone(), NaiveServer::ORDER_TABLES);
+    let safe = ServerState::new(db.clone(), SafeServer::ORDER_TABLES);
+    let transactional = ServerState::new(db, TransactionalServer::ORDER_TABLES);
+    let hubs = vec![
+        (NaiveServer::NAME, naive.steps.clone()),
+        (SafeServer::NAME, safe.steps.clone()),
+        (TransactionalServer::NAME, transactional.steps.clone()),
+    ];
     let api = Router::new()
-        .nest("/naive", NaiveServer::router(db.clone()))
-        .nest("/safe", SafeServer::router(db.clone()))
-        .nest("/transactional", TransactionalServer::router(db))
+        .nest("/naive", NaiveServer::routes(naive))
+        .nest("/safe", SafeServer::routes(safe))
+        .nest("/transactional", TransactionalServer::routes(transactional))
+        .merge(combined_steps_route(hubs))
         .fallback(not_found);
     // Unknown page paths get the page itself, so a deep link still loads.
     let page = ServeDir::new(ui_dir).fallback(ServeFile::new(ui_dir.join("index.html")));

@@ -30,11 +30,8 @@ impl OrderServer for TransactionalServer {
     };
 
     /// `POST /orders` through [`handler::create_order`]; `GET` and `DELETE` as every server.
-    fn router(db: Db) -> Router {
-        order_routes(
-            ServerState::new(db, &store::ORDER_TABLES),
-            handler::create_order,
-        )
+    fn routes(state: ServerState) -> Router {
+        order_routes(state, handler::create_order)
     }
 
     fn place_order(
