@@ -282,10 +282,30 @@ impl Learner {
         outcomes
     }
 
+    /// A pane's sequence diagram, row by row: the lane (column) of the
+    /// step and its text.
+    async fn diagram_rows(&self, pane: &str) -> Vec<(usize, String)> {
+        let xpath = format!(
+            "{}//table[contains(@class, 'sequence')]/tbody/tr",
+            pane_xpath(pane)
+        );
+        let mut rows = Vec::new();
+        for row in self.browser.find_all(Locator::XPath(&xpath)).await.unwrap() {
+            let cells = row.find_all(Locator::Css("td")).await.unwrap();
+            for (lane, cell) in cells.iter().enumerate() {
+                let text = cell.text().await.unwrap();
+                if !text.is_empty() {
+                    rows.push((lane, text));
+                }
+            }
+        }
+        rows
+    }
+
     async fn save_screenshot(&self, name: &str) {
         // Wide and tall enough for the controls and both panes side by side.
         self.browser
-            .set_window_size(1400, 1500)
+            .set_window_size(1400, 2300)
             .await
             .expect("resize the window");
         let png = self.browser.screenshot().await.expect("a screenshot");
@@ -313,7 +333,8 @@ async fn open_lab() -> (String, Learner) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sending_concurrently_shows_more_orders_on_the_naive_pane_than_the_single_safe_one() {
+async fn sending_concurrently_shows_more_orders_on_the_naive_pane_than_the_single_transactional_one()
+ {
     within_deadline(async {
         let (_, learner) = open_lab().await;
 
@@ -321,16 +342,16 @@ async fn sending_concurrently_shows_more_orders_on_the_naive_pane_than_the_singl
         learner.press_and_wait("Place order").await;
 
         let naive = learner.orders_stored("Naive").await;
-        let safe = learner.orders_stored("Safe").await;
+        let transactional = learner.orders_stored("Transactional").await;
         let naive_text = learner.pane_text("Naive").await;
-        let safe_text = learner.pane_text("Safe").await;
+        let transactional_text = learner.pane_text("Transactional").await;
         assert_eq!(
-            safe, 1,
-            "the safe server stores exactly one order:\n{safe_text}"
+            transactional, 1,
+            "the transactional server stores exactly one order:\n{transactional_text}"
         );
         assert!(
-            naive > safe,
-            "the naive server stores duplicates ({naive} vs {safe}):\n{naive_text}"
+            naive > transactional,
+            "the naive server stores duplicates ({naive} vs {transactional}):\n{naive_text}"
         );
         assert!(
             naive_text.contains("duplicate purchase"),
@@ -341,8 +362,8 @@ async fn sending_concurrently_shows_more_orders_on_the_naive_pane_than_the_singl
             "the naive verdict names the charge:\n{naive_text}"
         );
         assert!(
-            !safe_text.contains("duplicate"),
-            "no duplicate on the safe pane:\n{safe_text}"
+            !transactional_text.contains("duplicate"),
+            "no duplicate on the transactional pane:\n{transactional_text}"
         );
     })
     .await;
@@ -355,7 +376,7 @@ async fn the_dropped_response_preset_leaves_one_order_on_each_server() {
 
         learner.press_and_wait("Dropped response").await;
 
-        for pane in ["Naive", "Safe"] {
+        for pane in ["Naive", "Transactional"] {
             assert_eq!(
                 learner.orders_stored(pane).await,
                 1,
@@ -385,7 +406,7 @@ async fn the_dropped_response_preset_leaves_one_order_on_each_server() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_concurrent_preset_duplicates_on_naive_and_keeps_one_order_on_safe() {
+async fn the_concurrent_preset_duplicates_on_naive_and_keeps_one_order_on_transactional() {
     within_deadline(async {
         let (_, learner) = open_lab().await;
 
@@ -412,17 +433,19 @@ async fn the_concurrent_preset_duplicates_on_naive_and_keeps_one_order_on_safe()
                 .count(),
             naive
         );
-        assert_eq!(learner.orders_stored("Safe").await, 1);
-        let safe = learner.outcomes("Safe").await;
-        assert_eq!(safe.len(), 3, "{safe:?}");
+        assert_eq!(learner.orders_stored("Transactional").await, 1);
+        let transactional = learner.outcomes("Transactional").await;
+        assert_eq!(transactional.len(), 3, "{transactional:?}");
         assert_eq!(
-            safe.iter().filter(|o| *o == "201").count(),
+            transactional.iter().filter(|o| *o == "201").count(),
             1,
-            "one copy won: {safe:?}"
+            "one copy won: {transactional:?}"
         );
         assert!(
-            safe.iter().all(|o| o == "201" || o == "409"),
-            "the others were told 409: {safe:?}"
+            transactional
+                .iter()
+                .all(|o| o == "201" || o == "201 replayed"),
+            "the others hit the constraint and got the winner's answer: {transactional:?}"
         );
         learner.save_screenshot("lab-concurrent.png").await;
     })
@@ -476,7 +499,7 @@ async fn the_new_key_preset_duplicates_on_both_servers() {
 
         learner.press_and_wait("New key per attempt").await;
 
-        for pane in ["Naive", "Safe"] {
+        for pane in ["Naive", "Transactional"] {
             let text = learner.pane_text(pane).await;
             assert_eq!(learner.orders_stored(pane).await, 2, "{pane}:\n{text}");
             assert!(
@@ -513,10 +536,12 @@ async fn learners_in_different_labs_do_not_see_each_others_orders_and_reset_clea
 
         bob.press_and_wait("Reset").await;
         assert_eq!(bob.orders_stored("Naive").await, 0);
-        assert_eq!(bob.orders_stored("Safe").await, 0);
+        assert_eq!(bob.orders_stored("Transactional").await, 0);
         alice.go_to(&alice_url).await;
-        let alice_after =
-            eventually(async || Some(alice.orders_stored("Safe").await).filter(|n| *n == 2)).await;
+        let alice_after = eventually(async || {
+            Some(alice.orders_stored("Transactional").await).filter(|n| *n == 2)
+        })
+        .await;
         assert_eq!(alice_after, Some(2), "Bob's reset left Alice's lab alone");
 
         // A teacher opens Alice's lab from her link.
@@ -561,13 +586,16 @@ async fn the_page_works_from_the_keyboard_alone() {
             .await
             .expect("Enter placed the order");
 
-        assert_eq!(learner.orders_stored("Safe").await, 1);
+        assert_eq!(learner.orders_stored("Transactional").await, 1);
         assert!(
             learner.orders_stored("Naive").await > 1,
             "the box ticked by keyboard sent copies"
         );
         assert!(
-            learner.pane_text("Safe").await.contains("tea · 4.50"),
+            learner
+                .pane_text("Transactional")
+                .await
+                .contains("tea · 4.50"),
             "the typed item was ordered"
         );
     })
@@ -575,23 +603,16 @@ async fn the_page_works_from_the_keyboard_alone() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_crash_preset_duplicates_on_naive_and_recovers_one_order_on_safe() {
+async fn the_crash_preset_recovers_one_order_on_safe_and_rolls_back_on_transactional() {
     within_deadline(async {
         let (_, learner) = open_lab().await;
 
         learner.press_and_wait("Crash mid-request").await;
 
         // Chromium quietly resends a POST when a reused keep-alive connection
-        // closes without an answer, so the crash can hit more than once: Naive
-        // then holds more than two orders, and the first answer the page sees
-        // from Safe may already be the 409 of a resent request.
-        let naive_text = learner.pane_text("Naive").await;
-        assert!(learner.orders_stored("Naive").await >= 2, "{naive_text}");
-        assert!(naive_text.contains("duplicate purchase"), "{naive_text}");
-        assert_eq!(
-            learner.outcomes("Naive").await.last().map(String::as_str),
-            Some("201")
-        );
+        // closes without an answer, so the crash can hit more than once, and
+        // the first answer the page sees from Safe may already be the 409 of
+        // a resent request.
         let safe_text = learner.pane_text("Safe").await;
         assert_eq!(learner.orders_stored("Safe").await, 1, "{safe_text}");
         let safe = learner.outcomes("Safe").await;
@@ -604,12 +625,39 @@ async fn the_crash_preset_duplicates_on_naive_and_recovers_one_order_on_safe() {
             Some("201 replayed"),
             "a retry took the claim over and replayed the order the crash left: {safe:?}"
         );
+        assert!(
+            safe_text.contains("took over a stale claim")
+                && safe_text.contains("found the crashed request's order"),
+            "Safe's diagram shows the recovery:\n{safe_text}"
+        );
+
+        let transactional_text = learner.pane_text("Transactional").await;
+        assert_eq!(
+            learner.orders_stored("Transactional").await,
+            1,
+            "{transactional_text}"
+        );
+        let transactional = learner.outcomes("Transactional").await;
+        assert_eq!(
+            transactional.last().map(String::as_str),
+            Some("201"),
+            "the crash left nothing behind, so a retry simply created the order: {transactional:?}"
+        );
+        assert!(
+            !transactional.iter().any(|o| o == "409"),
+            "no claim outlived the crash: {transactional:?}"
+        );
+        let steps = learner.diagram_rows("Transactional").await;
+        assert!(
+            steps.iter().any(|(_, text)| text == "crashed"),
+            "Transactional's diagram shows the crash: {steps:#?}"
+        );
     })
     .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_changed_payload_preset_is_replayed_silently_by_naive_and_refused_by_safe() {
+async fn the_changed_payload_preset_is_replayed_silently_by_naive_and_refused_by_transactional() {
     within_deadline(async {
         let (_, learner) = open_lab().await;
 
@@ -621,10 +669,10 @@ async fn the_changed_payload_preset_is_replayed_silently_by_naive_and_refused_by
             naive_text.contains("believes the new order went through"),
             "{naive_text}"
         );
-        let safe = learner.outcomes("Safe").await;
-        assert_eq!(safe.len(), 2, "{safe:?}");
-        assert!(safe[1].starts_with("422"), "{safe:?}");
-        for pane in ["Naive", "Safe"] {
+        let transactional = learner.outcomes("Transactional").await;
+        assert_eq!(transactional.len(), 2, "{transactional:?}");
+        assert!(transactional[1].starts_with("422"), "{transactional:?}");
+        for pane in ["Naive", "Transactional"] {
             assert_eq!(learner.orders_stored(pane).await, 1, "{pane}");
         }
     })
@@ -638,7 +686,7 @@ async fn the_expiry_preset_duplicates_on_both_servers() {
 
         learner.press_and_wait("Late retry after expiry").await;
 
-        for pane in ["Naive", "Safe"] {
+        for pane in ["Naive", "Transactional"] {
             let text = learner.pane_text(pane).await;
             assert_eq!(learner.orders_stored(pane).await, 2, "{pane}:\n{text}");
             assert_eq!(learner.outcomes(pane).await, ["dropped", "201"], "{pane}");
@@ -663,7 +711,7 @@ async fn cancelling_on_hang_up_leaves_no_order_where_finishing_makes_one() {
             .tick("Cancel the work when the client hangs up")
             .await;
         learner.press_and_wait("Place order").await;
-        for pane in ["Naive", "Safe"] {
+        for pane in ["Naive", "Transactional"] {
             assert_eq!(learner.outcomes(pane).await, ["timed out"], "{pane}");
             assert_eq!(
                 learner.orders_stored(pane).await,
@@ -676,7 +724,7 @@ async fn cancelling_on_hang_up_leaves_no_order_where_finishing_makes_one() {
             .untick("Cancel the work when the client hangs up")
             .await;
         learner.press_and_wait("Place order").await;
-        for pane in ["Naive", "Safe"] {
+        for pane in ["Naive", "Transactional"] {
             assert_eq!(learner.outcomes(pane).await, ["timed out"], "{pane}");
             assert_eq!(
                 learner.orders_stored(pane).await,
@@ -689,22 +737,24 @@ async fn cancelling_on_hang_up_leaves_no_order_where_finishing_makes_one() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_cancellation_preset_leaves_no_order_and_a_claim_behind_on_safe() {
+async fn the_cancellation_preset_leaves_a_claim_behind_on_safe_and_nothing_on_transactional() {
     within_deadline(async {
         let (_, learner) = open_lab().await;
 
         learner.press_and_wait("Hang up, work cancelled").await;
 
-        for pane in ["Naive", "Safe"] {
+        for pane in ["Safe", "Transactional"] {
             let text = learner.pane_text(pane).await;
             assert_eq!(learner.orders_stored(pane).await, 0, "{pane}:\n{text}");
             assert!(
                 text.contains("dropped the work together with the connection"),
                 "{pane}:\n{text}"
             );
+            assert!(
+                text.contains("stopped: client hung up"),
+                "{pane}'s diagram shows the work stopping:\n{text}"
+            );
         }
-        let naive = learner.outcomes("Naive").await;
-        assert!(naive.iter().all(|o| o == "timed out"), "{naive:?}");
         let safe = learner.outcomes("Safe").await;
         assert_eq!(
             safe.first().map(String::as_str),
@@ -715,6 +765,109 @@ async fn the_cancellation_preset_leaves_no_order_and_a_claim_behind_on_safe() {
             safe.iter().any(|o| o == "409"),
             "the abandoned claim answered 409: {safe:?}"
         );
+        let transactional = learner.outcomes("Transactional").await;
+        assert!(
+            transactional.iter().all(|o| o == "timed out"),
+            "the uncommitted claim left nothing to answer 409 with: {transactional:?}"
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_naive_diagram_of_the_concurrent_preset_shows_two_lookups_before_the_first_insert() {
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
+
+        learner.press_and_wait("Concurrent sends").await;
+
+        // Each of the three requests: looked up, slow part, inserted, saved, answered.
+        let rows = eventually(async || {
+            let rows = learner.diagram_rows("Naive").await;
+            let answered = rows
+                .iter()
+                .filter(|(_, text)| text.starts_with("answered"))
+                .count();
+            (answered == 3).then_some(rows)
+        })
+        .await
+        .expect("the diagram shows all three requests answering");
+        let first_insert = rows
+            .iter()
+            .position(|(_, text)| text == "inserted an order")
+            .unwrap_or_else(|| panic!("an insert in {rows:#?}"));
+        let lookups: Vec<usize> = rows[..first_insert]
+            .iter()
+            .filter(|(_, text)| text == "looked for the key: none")
+            .map(|(lane, _)| *lane)
+            .collect();
+        assert!(lookups.len() >= 2, "{rows:#?}");
+        assert_ne!(lookups[0], lookups[1], "two requests, two lanes: {rows:#?}");
+
+        let transactional = learner.diagram_rows("Transactional").await;
+        let claims = transactional
+            .iter()
+            .filter(|(_, text)| text == "inserted the key: claimed")
+            .count();
+        assert_eq!(claims, 1, "one claim won: {transactional:#?}");
+        assert!(
+            transactional
+                .iter()
+                .any(|(_, text)| text.starts_with("inserting the key failed: UNIQUE")),
+            "the others hit the constraint: {transactional:#?}"
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_pane_shows_the_server_chosen_for_it() {
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
+        let (first, _) = learner.control("First pane").await;
+        assert_eq!(first.prop("value").await.unwrap().as_deref(), Some("naive"));
+        let (second, _) = learner.control("Second pane").await;
+        assert_eq!(
+            second.prop("value").await.unwrap().as_deref(),
+            Some("transactional")
+        );
+        let disabled = async |value: &str| {
+            let option = first
+                .find(Locator::Css(&format!("option[value={value}]")))
+                .await
+                .unwrap();
+            option.prop("disabled").await.unwrap().as_deref() == Some("true")
+        };
+        assert!(
+            disabled("transactional").await,
+            "the server the other pane shows cannot be chosen twice"
+        );
+        assert!(!disabled("safe").await, "Safe is free to choose");
+
+        first.select_by_value("safe").await.expect("choose Safe");
+        learner.press_and_wait("Place order").await;
+        assert_eq!(learner.orders_stored("Safe").await, 1);
+        assert_eq!(learner.orders_stored("Transactional").await, 1);
+        assert!(
+            learner
+                .pane_text("Safe")
+                .await
+                .contains("three separate statements"),
+            "the pane says how its server works"
+        );
+
+        // Naive was sent nothing: switching to it shows its own, empty, orders.
+        second.select_by_value("naive").await.expect("choose Naive");
+        let naive = eventually(async || {
+            learner
+                .browser
+                .find(Locator::XPath(&pane_xpath("Naive")))
+                .await
+                .ok()
+        })
+        .await;
+        assert!(naive.is_some(), "the second pane now shows Naive");
+        assert_eq!(learner.orders_stored("Naive").await, 0);
     })
     .await;
 }

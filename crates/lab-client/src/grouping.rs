@@ -21,6 +21,11 @@ impl Purchases {
         self.count
     }
 
+    /// The purchase started last, if any.
+    pub fn current(&self) -> Option<u32> {
+        (self.count > 0).then_some(self.count)
+    }
+
     /// Records that `key` was sent for `purchase`.
     pub fn add_key(&mut self, purchase: u32, key: &str) {
         self.by_key.insert(key.to_owned(), purchase);

@@ -3,17 +3,21 @@
 //! grouped, and how a run is explained in plain words. Plain Rust with no
 //! browser dependency, so all of it is unit-tested natively.
 
+pub mod design;
 pub mod grouping;
 pub mod outcome;
 pub mod policy;
 pub mod presets;
+pub mod sequence;
 pub mod timeline;
 pub mod verdict;
 
+pub use design::{DEFAULT_PANES, Design};
 pub use grouping::{OrderGroup, Purchases, group_orders};
 pub use outcome::Outcome;
 pub use policy::{AttemptPlan, ClientPolicy, run_copy};
 pub use presets::{PRESETS, Preset};
+pub use sequence::Sequence;
 pub use timeline::AttemptRecord;
 pub use verdict::{RunFacts, verdict};
 

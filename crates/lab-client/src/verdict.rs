@@ -154,9 +154,15 @@ pub fn verdict(facts: &RunFacts<'_>) -> String {
         ));
     }
     if replayed > 0 {
+        // Copies sent together are not retries, but they are replayed all the same.
+        let (one, many) = if first_copies > 1 {
+            ("later copy got", "later copies got")
+        } else {
+            ("retry got", "retries got")
+        };
         others.push(format!(
             "{} the stored answer replayed",
-            plural(replayed, "retry got", "retries got")
+            plural(replayed, one, many)
         ));
     }
     if facts.policy.change_order_on_retry && replayed > 0 {
@@ -224,6 +230,22 @@ mod tests {
         );
         assert!(text.contains("3 orders for one purchase"), "{text}");
         assert!(text.contains("3 × 4.50 = 13.50"), "{text}");
+    }
+
+    #[test]
+    fn concurrent_copies_answered_with_the_winners_order_are_called_copies_not_retries() {
+        let policy = &PRESETS[1].policy;
+        let attempts = [
+            attempt(1, 1, "3f2a9c1e-aaaa", Outcome::Created),
+            attempt(2, 1, "3f2a9c1e-aaaa", Outcome::Replayed),
+            attempt(3, 1, "3f2a9c1e-aaaa", Outcome::Replayed),
+        ];
+        let text = verdict(&facts(policy, &attempts, 1));
+        assert!(text.contains("left exactly one order"), "{text}");
+        assert!(
+            text.contains("2 later copies got the stored answer replayed"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -1,42 +1,24 @@
-//! The page's HTTP calls to the two servers.
+//! The page's HTTP calls to the servers its panes show.
 
 use futures::future::{Either, select};
 use gloo_net::http::Request;
 use gloo_timers::future::TimeoutFuture;
-use lab_client::{AttemptPlan, Outcome};
+use lab_client::{AttemptPlan, Design, Outcome};
 use lab_wire::headers::{
     IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_CANCELLATION, LAB_DELAY_MS, LAB_FAULT, LAB_ID,
     LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS,
 };
 use lab_wire::{LabId, NewOrder, Order, Problem};
 
-/// One of the two servers the page compares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Server {
-    /// Check for the key, then insert.
-    Naive,
-    /// Claim the key in a UNIQUE column first.
-    Safe,
-}
-
-impl Server {
-    fn orders_url(self) -> &'static str {
-        match self {
-            Self::Naive => "/api/naive/orders",
-            Self::Safe => "/api/safe/orders",
-        }
-    }
-}
-
 /// Sends one `POST /orders` attempt as `plan` says and reports what came back.
 pub async fn place_order(
-    server: Server,
+    server: Design,
     lab: &LabId,
     plan: &AttemptPlan,
     order: &NewOrder,
 ) -> Outcome {
     let controller = web_sys::AbortController::new().ok();
-    let mut request = Request::post(server.orders_url())
+    let mut request = Request::post(&server.orders_url())
         .header(LAB_ID, lab.as_str())
         .header(IDEMPOTENCY_KEY, &plan.key)
         .header(LAB_DELAY_MS, &plan.server_delay_ms.to_string())
@@ -97,8 +79,8 @@ pub async fn place_order(
 }
 
 /// The lab's orders on `server`, oldest first.
-pub async fn list_orders(server: Server, lab: &LabId) -> Result<Vec<Order>, String> {
-    let response = Request::get(server.orders_url())
+pub async fn list_orders(server: Design, lab: &LabId) -> Result<Vec<Order>, String> {
+    let response = Request::get(&server.orders_url())
         .header(LAB_ID, lab.as_str())
         .send()
         .await
@@ -110,8 +92,8 @@ pub async fn list_orders(server: Server, lab: &LabId) -> Result<Vec<Order>, Stri
 }
 
 /// Deletes the lab's orders and keys on `server`.
-pub async fn clear_orders(server: Server, lab: &LabId) -> Result<(), String> {
-    let response = Request::delete(server.orders_url())
+pub async fn clear_orders(server: Design, lab: &LabId) -> Result<(), String> {
+    let response = Request::delete(&server.orders_url())
         .header(LAB_ID, lab.as_str())
         .send()
         .await

@@ -1,13 +1,14 @@
-//! The page: scenario presets, the client's controls, and one pane per server.
+//! The page: scenario presets, the client's controls, the choice of servers,
+//! and one pane per server shown.
 
-use futures::future::join;
-use lab_client::{PRESETS, Purchases, parse_money, timeline};
+use futures::future::{join, join_all};
+use lab_client::{DEFAULT_PANES, Design, PRESETS, Purchases, parse_money, timeline};
 use lab_wire::NewOrder;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::api::{self, Server};
-use crate::fields::{CheckField, NumberField, TextField};
+use crate::api;
+use crate::fields::{CheckField, DesignField, NumberField, TextField};
 use crate::lab_id::current_lab;
 use crate::pane::PaneView;
 use crate::runner::{RunContext, now_ms, run_purchase};
@@ -18,9 +19,11 @@ use crate::state::{Controls, Pane};
 pub fn App() -> impl IntoView {
     let lab = StoredValue::new(current_lab());
     let controls = Controls::new();
-    let naive = Pane::new(Server::Naive, "Naive");
-    let safe = Pane::new(Server::Safe, "Safe");
+    let first = Pane::new("pane-1", DEFAULT_PANES[0]);
+    let second = Pane::new("pane-2", DEFAULT_PANES[1]);
     let purchases = StoredValue::new(Purchases::default());
+    let steps_live = RwSignal::new(false);
+    crate::live_steps::listen(&lab.get_value(), [first, second], purchases, steps_live);
     let busy = RwSignal::new(false);
     let status = RwSignal::new(String::new());
     let explanation = RwSignal::new(None::<(&'static str, &'static str)>);
@@ -29,15 +32,16 @@ pub fn App() -> impl IntoView {
     let now = RwSignal::new(0.0);
     let span = Signal::derive(move || {
         let now = now.get();
-        naive.attempts.with(|a| {
-            safe.attempts
+        first.attempts.with(|a| {
+            second
+                .attempts
                 .with(|b| timeline::span_ms(a.iter().chain(b), now))
         })
     });
 
     spawn_local(async move {
         let lab = lab.get_value();
-        join(naive.refresh(&lab), safe.refresh(&lab)).await;
+        join(first.refresh(&lab), second.refresh(&lab)).await;
     });
 
     let place_order = move || {
@@ -79,8 +83,9 @@ pub fn App() -> impl IntoView {
                 purchases,
                 started_at,
                 status,
+                steps_live,
             };
-            run_purchase(context, [naive, safe]).await;
+            run_purchase(context, [first, second]).await;
             if let Some(ticker) = ticker {
                 ticker.clear();
             }
@@ -97,18 +102,20 @@ pub fn App() -> impl IntoView {
         busy.set(true);
         spawn_local(async move {
             let lab = lab.get_value();
-            let (a, b) = join(
-                api::clear_orders(Server::Naive, &lab),
-                api::clear_orders(Server::Safe, &lab),
+            // Every server, shown or not: one switched to later starts empty too.
+            let cleared = join_all(
+                Design::ALL
+                    .into_iter()
+                    .map(|design| api::clear_orders(design, &lab)),
             )
             .await;
             purchases.update_value(Purchases::clear);
-            naive.forget_run();
-            safe.forget_run();
+            first.forget_run();
+            second.forget_run();
             explanation.set(None);
-            join(naive.refresh(&lab), safe.refresh(&lab)).await;
-            status.set(match a.and(b) {
-                Ok(()) => "Reset: both servers forgot this lab's orders and keys.".to_owned(),
+            join(first.refresh(&lab), second.refresh(&lab)).await;
+            status.set(match cleared.into_iter().collect::<Result<(), _>>() {
+                Ok(()) => "Reset: every server forgot this lab's orders and keys.".to_owned(),
                 Err(error) => format!("Reset failed: {error}"),
             });
             busy.set(false);
@@ -123,6 +130,10 @@ pub fn App() -> impl IntoView {
                     return;
                 }
                 controls.show(&preset.policy);
+                let [left, right] = preset.panes;
+                let lab = lab.get_value();
+                first.switch_to(left, &lab);
+                second.switch_to(right, &lab);
                 explanation.set(Some((preset.name, preset.explanation)));
                 place_order();
             };
@@ -141,12 +152,13 @@ pub fn App() -> impl IntoView {
             <header class="intro">
                 <h1>"Idempotency Lab"</h1>
                 <p>
-                    "A shop sends one order to two servers. Both are asked to create the order once, even "
+                    "A shop sends one order to two servers. Each is asked to create the order once, even "
                     "when the request is sent twice: the client puts a random " <em>"Idempotency-Key"</em>
                     " on the request, made once per purchase. " <strong>"Naive"</strong>
                     " looks for the key before it creates the order; " <strong>"Safe"</strong>
-                    " lets the database refuse a second copy of the key. Pick a scenario, or set the "
-                    "controls yourself and press " <strong>"Place order"</strong> "."
+                    " lets the database refuse a second copy of the key; " <strong>"Transactional"</strong>
+                    " does the same and keeps key, order and answer in one transaction. Pick a scenario, "
+                    "or choose the servers, set the controls yourself and press " <strong>"Place order"</strong> "."
                 </p>
                 <div class="field check display">
                     <input
@@ -193,7 +205,7 @@ pub fn App() -> impl IntoView {
                     <NumberField
                         id="copies"
                         label="Copies"
-                        hint="2 to 6. Browsers open about six connections per server address, shared by both panes: above 3, some copies wait their turn."
+                        hint="2 to 6. Browsers open about six connections per server address, shared by both panes and the live steps: above 2, some copies wait their turn."
                         value=controls.copies
                         min=2
                         max=6
@@ -289,6 +301,27 @@ pub fn App() -> impl IntoView {
                     />
                 </fieldset>
                 <fieldset>
+                    <legend>"The servers"</legend>
+                    <DesignField
+                        id="first-pane"
+                        label="First pane"
+                        hint="The server the first pane (left, or on top on a phone) sends to and shows."
+                        value=first.design
+                        taken=second.design
+                        disabled=busy
+                        on_choose=Callback::new(move |design| first.switch_to(design, &lab.get_value()))
+                    />
+                    <DesignField
+                        id="second-pane"
+                        label="Second pane"
+                        hint="The server the second pane shows. Each pane shows a different server."
+                        value=second.design
+                        taken=first.design
+                        disabled=busy
+                        on_choose=Callback::new(move |design| second.switch_to(design, &lab.get_value()))
+                    />
+                </fieldset>
+                <fieldset>
                     <legend>"The order"</legend>
                     <TextField id="item" label="Item" hint="What is bought, 1 to 100 characters." value=controls.item />
                     <TextField
@@ -308,20 +341,8 @@ pub fn App() -> impl IntoView {
             <div class="results">
             <p class="status" role="status" aria-live="polite">{status}</p>
             <div class="panes">
-                <PaneView
-                    pane=naive
-                    how="Looks the key up; if it is not there, creates the order, then saves the key."
-                    purchases=purchases
-                    span_ms=span
-                    now_ms=now
-                />
-                <PaneView
-                    pane=safe
-                    how="Saves the key first, in a column the database keeps unique; only the request that saved it creates the order."
-                    purchases=purchases
-                    span_ms=span
-                    now_ms=now
-                />
+                <PaneView pane=first purchases=purchases span_ms=span now_ms=now steps_live=steps_live />
+                <PaneView pane=second purchases=purchases span_ms=span now_ms=now steps_live=steps_live />
             </div>
             </div>
             </div>

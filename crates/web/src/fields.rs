@@ -2,6 +2,7 @@
 //! hint tied to it with `aria-describedby`, so it works with a keyboard and
 //! a screen reader and tests can find it by its visible label.
 
+use lab_client::Design;
 use leptos::prelude::*;
 
 /// A checkbox with its label and hint.
@@ -87,6 +88,53 @@ pub fn TextField(
                 prop:value=value
                 on:input=move |ev| value.set(event_target_value(&ev))
             />
+            <p class="hint" id=hint_id>{hint}</p>
+        </div>
+    }
+}
+
+/// A choice of the server a pane shows. The server the other pane shows is
+/// offered but disabled: two panes on one server would share its orders.
+#[component]
+pub fn DesignField(
+    id: &'static str,
+    label: &'static str,
+    hint: &'static str,
+    #[prop(into)] value: Signal<Design>,
+    #[prop(into)] taken: Signal<Design>,
+    #[prop(into)] disabled: Signal<bool>,
+    on_choose: Callback<Design>,
+) -> impl IntoView {
+    let hint_id = format!("{id}-hint");
+    let options = Design::ALL
+        .into_iter()
+        .map(|design| {
+            view! {
+                <option
+                    value=design.name()
+                    prop:selected=move || value.get() == design
+                    disabled=move || taken.get() == design
+                >
+                    {design.choice()}
+                </option>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="field select">
+            <label for=id>{label}</label>
+            <select
+                id=id
+                aria-describedby=hint_id.clone()
+                disabled=disabled
+                on:change=move |ev| {
+                    if let Some(design) = Design::from_name(&event_target_value(&ev)) {
+                        on_choose.run(design);
+                    }
+                }
+            >
+                {options}
+            </select>
             <p class="hint" id=hint_id>{hint}</p>
         </div>
     }

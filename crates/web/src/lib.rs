@@ -6,6 +6,7 @@ mod api;
 mod app;
 mod fields;
 mod lab_id;
+mod live_steps;
 mod pane;
 mod runner;
 mod state;

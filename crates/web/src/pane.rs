@@ -1,7 +1,8 @@
-//! One server's pane: the verdict, the attempts on a shared time axis, and
-//! the stored orders grouped by purchase.
+//! One server's pane: the verdict, the attempts on a shared time axis, the
+//! server's own steps as a sequence diagram, and the stored orders grouped
+//! by purchase.
 
-use lab_client::{AttemptRecord, Purchases, group_orders, money, short_key};
+use lab_client::{AttemptRecord, Purchases, Sequence, group_orders, money, short_key};
 use leptos::prelude::*;
 
 use crate::state::Pane;
@@ -10,13 +11,13 @@ use crate::state::Pane;
 #[component]
 pub fn PaneView(
     pane: Pane,
-    how: &'static str,
     purchases: StoredValue<Purchases>,
     #[prop(into)] span_ms: Signal<f64>,
     #[prop(into)] now_ms: Signal<f64>,
+    /// Whether the live step stream is open.
+    #[prop(into)]
+    steps_live: Signal<bool>,
 ) -> impl IntoView {
-    let heading_id = format!("pane-{}", pane.title.to_lowercase());
-    let labelled_by = heading_id.clone();
     let attempts = move || {
         let span = span_ms.get();
         let now = now_ms.get();
@@ -68,14 +69,17 @@ pub fn PaneView(
             })
             .collect_view()
     };
+    let title = move || pane.design.get().title();
     view! {
-        <section class="pane" aria-labelledby=labelled_by>
-            <h2 id=heading_id>{pane.title}</h2>
-            <p class="how">{how}</p>
+        <section class="pane" aria-labelledby=pane.id>
+            <h2 id=pane.id>{title}</h2>
+            <p class="how">{move || pane.design.get().how()}</p>
             <p class="verdict" aria-live="polite">{move || pane.verdict.get()}</p>
             {move || pane.error.get().map(|error| view! { <p class="error" role="alert">{error}</p> })}
             <h3>"Attempts"</h3>
             <ol class="timeline">{attempts}</ol>
+            <h3>"What the server did, step by step"</h3>
+            {move || sequence_diagram(pane, title(), steps_live.get())}
             <h3 class="order-count">{move || format!("Orders stored: {}", pane.orders.get().len())}</h3>
             <ul class="groups">{groups}</ul>
         </section>
@@ -120,4 +124,74 @@ fn outcome_kind(outcome: &lab_client::Outcome) -> &'static str {
         TimedOut => "timed-out",
         NetworkError(_) => "network-error",
     }
+}
+
+/// The server's steps for the last run: a column per request, a row per
+/// step, top to bottom in the order the server took them.
+fn sequence_diagram(pane: Pane, title: &'static str, live: bool) -> AnyView {
+    let sequence = pane.steps.with(|steps| Sequence::of(steps));
+    if sequence.is_empty() {
+        let note = if live {
+            "The server's steps appear here as it takes them."
+        } else {
+            "Not connected to the server's step stream: the steps cannot be shown."
+        };
+        return view! { <p class="hint">{note}</p> }.into_any();
+    }
+    let lanes = sequence.lanes.len();
+    let headings = sequence
+        .lanes
+        .into_iter()
+        .map(|lane| {
+            view! {
+                <th scope="col">
+                    {lane.heading}
+                    <span class="lane-key">{format!("key {}", lane.key)}</span>
+                </th>
+            }
+        })
+        .collect_view();
+    let rows = sequence
+        .rows
+        .into_iter()
+        .map(|row| {
+            let cells = (0..lanes)
+                .map(|lane| {
+                    if lane == row.lane {
+                        view! { <td class="step" data-tone=row.tone>{row.text.clone()}</td> }
+                            .into_any()
+                    } else {
+                        view! { <td></td> }.into_any()
+                    }
+                })
+                .collect_view();
+            view! {
+                <tr>
+                    <th scope="row" class="at">{format!("+{:.0} ms", row.after_ms)}</th>
+                    {cells}
+                </tr>
+            }
+        })
+        .collect_view();
+    let label = format!("{title}: steps of each request");
+    let caption = label.clone();
+    view! {
+        <p class="hint">
+            "One column per request the server received; read down for the order in which it took the steps."
+        </p>
+        // Focusable, so a keyboard can scroll a wide diagram on a phone.
+        <div class="sequence-scroll" tabindex="0" role="region" aria-label=label>
+            <table class="sequence">
+                <caption class="visually-hidden">{caption}</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Time"</th>
+                        {headings}
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+    .into_any()
 }

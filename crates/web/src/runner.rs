@@ -29,10 +29,13 @@ pub struct RunContext {
     pub purchases: StoredValue<Purchases>,
     pub started_at: f64,
     pub status: RwSignal<String>,
+    /// Whether the live step stream is open (see [`crate::live_steps`]).
+    pub steps_live: RwSignal<bool>,
 }
 
 /// Runs the purchase against both panes' servers; resolves when all is done.
 pub async fn run_purchase(context: RunContext, panes: [Pane; 2]) {
+    wait_for_the_step_stream(context.steps_live).await;
     let purchase = context
         .purchases
         .try_update_value(|p| p.start())
@@ -70,6 +73,18 @@ pub async fn run_purchase(context: RunContext, panes: [Pane; 2]) {
             orders,
             amount_cents: context.order.amount_cents,
         })));
+    }
+}
+
+/// Steps taken before the stream is open are lost, so a run pressed right
+/// after the page opened waits for it a moment (2 s at most: the orders and
+/// verdicts do not need it).
+async fn wait_for_the_step_stream(steps_live: RwSignal<bool>) {
+    for _ in 0..40 {
+        if steps_live.get_untracked() {
+            return;
+        }
+        TimeoutFuture::new(50).await;
     }
 }
 
@@ -138,7 +153,7 @@ async fn attempt(context: &RunContext, pane: Pane, plan: AttemptPlan) -> Outcome
     } else {
         context.order.clone()
     };
-    let outcome = api::place_order(pane.server, &context.lab, &plan, &order).await;
+    let outcome = api::place_order(pane.server(), &context.lab, &plan, &order).await;
     let ended_ms = now_ms() - context.started_at;
     pane.attempts.update(|attempts| {
         if let Some(record) = index.and_then(|i| attempts.get_mut(i)) {

@@ -1,10 +1,10 @@
 //! The page's state: the client controls and what each pane shows.
 
-use lab_client::{AttemptRecord, ClientPolicy};
-use lab_wire::Order;
+use lab_client::{AttemptRecord, ClientPolicy, Design};
+use lab_wire::{Order, Step};
 use leptos::prelude::*;
 
-use crate::api::{self, Server};
+use crate::api;
 
 /// The client controls, one signal per form control.
 #[derive(Clone, Copy)]
@@ -91,32 +91,45 @@ impl Controls {
     }
 }
 
-/// What one server's pane shows.
+/// What one pane shows: the server it shows, that server's answers to
+/// the last run, its orders, and the steps it reported.
 #[derive(Clone, Copy)]
 pub struct Pane {
-    pub server: Server,
-    pub title: &'static str,
+    /// `pane-1` or `pane-2`: the id its heading carries.
+    pub id: &'static str,
+    pub design: RwSignal<Design>,
     pub attempts: RwSignal<Vec<AttemptRecord>>,
     pub orders: RwSignal<Vec<Order>>,
     pub verdict: RwSignal<Option<String>>,
     pub error: RwSignal<Option<String>>,
+    /// The last run's steps on this pane's server, as they arrive.
+    pub steps: RwSignal<Vec<Step>>,
 }
 
 impl Pane {
-    pub fn new(server: Server, title: &'static str) -> Self {
+    pub fn new(id: &'static str, design: Design) -> Self {
         Self {
-            server,
-            title,
+            id,
+            design: RwSignal::new(design),
             attempts: RwSignal::new(Vec::new()),
             orders: RwSignal::new(Vec::new()),
             verdict: RwSignal::new(None),
             error: RwSignal::new(None),
+            steps: RwSignal::new(Vec::new()),
         }
+    }
+
+    /// The server this pane shows now.
+    pub fn server(self) -> Design {
+        self.design.get_untracked()
     }
 
     /// Reloads the orders from the server.
     pub async fn refresh(self, lab: &lab_wire::LabId) {
-        match api::list_orders(self.server, lab).await {
+        let server = self.server();
+        match api::list_orders(server, lab).await {
+            // A learner may have switched servers while the answer was on its way.
+            Ok(_) if self.server() != server => {}
             Ok(orders) => {
                 self.orders.set(orders);
                 self.error.set(None);
@@ -131,5 +144,18 @@ impl Pane {
     pub fn forget_run(self) {
         self.attempts.set(Vec::new());
         self.verdict.set(None);
+        self.steps.set(Vec::new());
+    }
+
+    /// Shows `design` from now on: its orders, and no run yet.
+    pub fn switch_to(self, design: Design, lab: &lab_wire::LabId) {
+        if self.server() == design {
+            return;
+        }
+        self.design.set(design);
+        self.forget_run();
+        self.orders.set(Vec::new());
+        let lab = lab.clone();
+        leptos::task::spawn_local(async move { self.refresh(&lab).await });
     }
 }

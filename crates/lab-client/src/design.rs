@@ -1,0 +1,96 @@
+//! The three server designs a pane can show, and what the page says of each.
+
+/// One of the lab's order servers: the same API, a different way of keeping
+/// a key from creating two orders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Design {
+    /// Looks the key up, then creates the order, then saves the key.
+    Naive,
+    /// The article's fix: claims the key in a UNIQUE column first; claim,
+    /// order and answer are three separate statements.
+    Safe,
+    /// The same claim, with claim, order and answer in one transaction.
+    Transactional,
+}
+
+/// What the two panes show when the page opens: the mistake next to the design that survives crashes too.
+pub const DEFAULT_PANES: [Design; 2] = [Design::Naive, Design::Transactional];
+
+impl Design {
+    /// Every design, in the order a learner meets them.
+    pub const ALL: [Self; 3] = [Self::Naive, Self::Safe, Self::Transactional];
+
+    /// The server's name in URLs and in the combined step stream: `naive`, `safe`, `transactional`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Naive => "naive",
+            Self::Safe => "safe",
+            Self::Transactional => "transactional",
+        }
+    }
+
+    /// The design called `name` (see [`Self::name`]).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|design| design.name() == name)
+    }
+
+    /// The pane's heading.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Naive => "Naive",
+            Self::Safe => "Safe",
+            Self::Transactional => "Transactional",
+        }
+    }
+
+    /// The choice as a pane's selector lists it.
+    pub fn choice(self) -> &'static str {
+        match self {
+            Self::Naive => "Naive: look the key up, then insert",
+            Self::Safe => "Safe: the article's three statements",
+            Self::Transactional => "Transactional: one transaction",
+        }
+    }
+
+    /// How the server works, in one sentence under the pane's heading.
+    pub fn how(self) -> &'static str {
+        match self {
+            Self::Naive => {
+                "Looks the key up; if it is not there, creates the order, then saves the key."
+            }
+            Self::Safe => {
+                "Saves the key first, in a column the database keeps unique; only the request that saved \
+                 it creates the order, then saves the answer: three separate statements."
+            }
+            Self::Transactional => {
+                "Saves the key in a unique column, creates the order and saves the answer in one \
+                 transaction: all three are kept, or none."
+            }
+        }
+    }
+
+    /// Where the server takes orders: `/api/naive/orders`.
+    pub fn orders_url(self) -> String {
+        format!("/api/{}/orders", self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_design_is_found_again_by_its_name() {
+        for design in Design::ALL {
+            assert_eq!(Design::from_name(design.name()), Some(design));
+        }
+        assert_eq!(Design::from_name("Naive"), None, "names are lowercase");
+        assert_eq!(Design::from_name(""), None);
+    }
+
+    #[test]
+    fn the_page_opens_on_naive_beside_transactional() {
+        assert_eq!(DEFAULT_PANES, [Design::Naive, Design::Transactional]);
+        assert_eq!(Design::Safe.orders_url(), "/api/safe/orders");
+    }
+}

@@ -1,0 +1,67 @@
+//! The servers' steps, live. One `EventSource` on `/api/steps?lab=ID`
+//! carries every server's steps, each event named after its server, so
+//! watching both panes costs one of the browser's few connections per host.
+//! A step goes to each pane that shows its server, if it belongs to the
+//! purchase being run.
+
+use lab_client::{Design, Purchases};
+use lab_wire::{LabId, Step};
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::convert::FromWasmAbi;
+use web_sys::{EventSource, MessageEvent};
+
+use crate::state::Pane;
+
+/// Opens the stream for the page's lifetime; `connected` follows whether it is open.
+pub fn listen(
+    lab: &LabId,
+    panes: [Pane; 2],
+    purchases: StoredValue<Purchases>,
+    connected: RwSignal<bool>,
+) {
+    let Ok(source) = EventSource::new(&format!("/api/steps?lab={}", lab.as_str())) else {
+        return;
+    };
+    on(&source, "open", move |_: web_sys::Event| {
+        connected.set(true)
+    });
+    // The browser reconnects by itself; until then the diagrams miss steps.
+    on(&source, "error", move |_: web_sys::Event| {
+        connected.set(false)
+    });
+    for design in Design::ALL {
+        on(&source, design.name(), move |event: MessageEvent| {
+            let Some(step) = event
+                .data()
+                .as_string()
+                .and_then(|text| serde_json::from_str::<Step>(&text).ok())
+            else {
+                return;
+            };
+            let of_this_run = purchases
+                .with_value(|p| p.current().is_some() && p.purchase_of(&step.key) == p.current());
+            if !of_this_run {
+                return;
+            }
+            for pane in panes {
+                if pane.server() == design {
+                    pane.steps.update(|steps| steps.push(step.clone()));
+                }
+            }
+        });
+    }
+}
+
+/// Adds a listener that lives as long as the page.
+fn on<E: FromWasmAbi + 'static>(source: &EventSource, name: &str, handle: impl FnMut(E) + 'static) {
+    let listener = Closure::<dyn FnMut(E)>::new(handle);
+    if source
+        .add_event_listener_with_callback(name, listener.as_ref().unchecked_ref())
+        .is_ok()
+    {
+        // The page never stops listening: let the closure live on in JS.
+        listener.forget();
+    }
+}
