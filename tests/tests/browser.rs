@@ -871,3 +871,41 @@ async fn each_pane_shows_the_server_chosen_for_it() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_the_diagram_folds_into_one_column_and_nothing_is_wider_than_the_screen() {
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
+        learner
+            .browser
+            .set_window_size(390, 900)
+            .await
+            .expect("a phone-sized window");
+
+        learner.press_and_wait("Concurrent sends").await;
+
+        let rows = eventually(async || {
+            let rows = learner.diagram_rows("Naive").await;
+            (rows.iter().filter(|(_, t)| t.contains("answered")).count() == 3).then_some(rows)
+        })
+        .await
+        .expect("the naive diagram shows three answers");
+        assert!(
+            rows.iter().all(|(_, text)| text.starts_with("Request ")),
+            "each step names its request when the lanes fold: {rows:#?}"
+        );
+        let overflow = learner
+            .browser
+            .execute(
+                "return document.documentElement.scrollWidth - window.innerWidth;",
+                vec![],
+            )
+            .await
+            .expect("measure the page");
+        assert!(
+            overflow.as_i64().is_some_and(|px| px <= 0),
+            "the page scrolls sideways by {overflow} px"
+        );
+    })
+    .await;
+}

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::{AttemptRecord, ClientPolicy, Outcome, money, short_key};
+use crate::{AttemptRecord, ClientPolicy, Design, Outcome, money, short_key};
 
 /// How much more the changed order of `change_order_on_retry` costs.
 pub const CHANGED_ORDER_EXTRA_CENTS: i64 = 100;
@@ -11,6 +11,8 @@ pub const CHANGED_ORDER_EXTRA_CENTS: i64 = 100;
 /// What one run against one server left behind.
 #[derive(Debug, Clone)]
 pub struct RunFacts<'a> {
+    /// The server that was sent the run.
+    pub design: Design,
     /// The client behaviour of the run.
     pub policy: &'a ClientPolicy,
     /// Every attempt, in the order they were sent.
@@ -123,10 +125,18 @@ pub fn verdict(facts: &RunFacts<'_>) -> String {
     // Exactly one order: say what became of every other attempt.
     let mut others = Vec::new();
     if crashed > 0 {
-        others.push(format!(
-            "the server crashed {} after writing the order, before saving its answer",
-            plural(crashed, "time", "times")
-        ));
+        others.push(if facts.design == Design::Transactional {
+            format!(
+                "the server crashed {} after writing the order, before committing, so the database \
+                 rolled back the key, the order and all",
+                plural(crashed, "time", "times")
+            )
+        } else {
+            format!(
+                "the server crashed {} after writing the order, before saving its answer",
+                plural(crashed, "time", "times")
+            )
+        });
     }
     if refused_reuse > 0 {
         others.push(format!(
@@ -210,6 +220,7 @@ mod tests {
         orders: usize,
     ) -> RunFacts<'a> {
         RunFacts {
+            design: Design::Naive,
             policy,
             attempts,
             orders,
@@ -246,6 +257,29 @@ mod tests {
             text.contains("2 later copies got the stored answer replayed"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_crash_on_the_transactional_server_is_explained_as_a_rollback() {
+        let policy = &PRESETS[4].policy;
+        let attempts = [
+            attempt(1, 1, "3f2a9c1e-aaaa", Outcome::Crashed),
+            attempt(1, 2, "3f2a9c1e-aaaa", Outcome::Created),
+        ];
+        let on = |design| {
+            verdict(&RunFacts {
+                design,
+                ..facts(policy, &attempts, 1)
+            })
+        };
+        let transactional = on(Design::Transactional);
+        assert!(
+            transactional.contains("rolled back the key, the order and all"),
+            "{transactional}"
+        );
+        let safe = on(Design::Safe);
+        assert!(safe.contains("before saving its answer"), "{safe}");
+        assert!(!safe.contains("rolled back"), "{safe}");
     }
 
     #[test]

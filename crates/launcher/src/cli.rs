@@ -8,9 +8,9 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::{Application, Settings};
 
-/// Idempotency Lab: a naive and a safe order server side by side, a page that
-/// sends both the same retried, dropped and concurrent requests, and tools to
-/// check any API against the same failures.
+/// Idempotency Lab: a naive, a safe and a transactional order server side by
+/// side, a page that sends two of them the same retried, dropped, crashed and
+/// concurrent requests, and tools to check any API against the same failures.
 #[derive(Parser)]
 #[command(version, args_conflicts_with_subcommands = true)]
 pub struct Cli {
@@ -23,12 +23,12 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the lab: both servers and the page (what happens with no command)
+    /// Run the lab: the three servers and the page (what happens with no command)
     Serve(Settings),
     /// Try the failure scenarios against any POST endpoint that takes an Idempotency-Key
     #[command(after_help = PROBE_AFTER_HELP)]
     Probe(ProbeArgs),
-    /// Measure both servers under load on SQLite and PostgreSQL, next to a no-HTTP baseline
+    /// Measure the naive and the safe server under load on SQLite and PostgreSQL, next to a no-HTTP baseline
     #[command(after_help = BENCH_AFTER_HELP)]
     Bench(BenchArgs),
 }

@@ -139,6 +139,7 @@ fn sequence_diagram(pane: Pane, title: &'static str, live: bool) -> AnyView {
         return view! { <p class="hint">{note}</p> }.into_any();
     }
     let lanes = sequence.lanes.len();
+    let lane_names: Vec<String> = sequence.lanes.iter().map(|l| l.heading.clone()).collect();
     let headings = sequence
         .lanes
         .into_iter()
@@ -158,8 +159,15 @@ fn sequence_diagram(pane: Pane, title: &'static str, live: bool) -> AnyView {
             let cells = (0..lanes)
                 .map(|lane| {
                     if lane == row.lane {
-                        view! { <td class="step" data-tone=row.tone>{row.text.clone()}</td> }
-                            .into_any()
+                        // The tag shows only where the lanes fold into one column (a phone).
+                        let tag = format!("{}: ", lane_names[lane]);
+                        view! {
+                            <td class="step" data-tone=row.tone>
+                                <span class="lane-tag">{tag}</span>
+                                {row.text.clone()}
+                            </td>
+                        }
+                        .into_any()
                     } else {
                         view! { <td></td> }.into_any()
                     }

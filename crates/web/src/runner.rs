@@ -68,6 +68,7 @@ pub async fn run_purchase(context: RunContext, panes: [Pane; 2]) {
         });
         let attempts = pane.attempts.get_untracked();
         pane.verdict.set(Some(verdict(&RunFacts {
+            design: pane.server(),
             policy: &context.policy,
             attempts: &attempts,
             orders,
