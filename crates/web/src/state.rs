@@ -127,9 +127,12 @@ impl Pane {
     /// Reloads the orders from the server.
     pub async fn refresh(self, lab: &lab_wire::LabId) {
         let server = self.server();
-        match api::list_orders(server, lab).await {
-            // A learner may have switched servers while the answer was on its way.
-            Ok(_) if self.server() != server => {}
+        let answer = api::list_orders(server, lab).await;
+        if self.server() != server {
+            // A learner switched servers while the answer was on its way.
+            return;
+        }
+        match answer {
             Ok(orders) => {
                 self.orders.set(orders);
                 self.error.set(None);
