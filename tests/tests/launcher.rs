@@ -109,3 +109,42 @@ async fn one_stream_carries_every_servers_steps_named_after_the_server() {
         "application/problem+json"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stopping_the_lab_ends_open_step_streams_cleanly() {
+    let settings = launcher::Settings {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        storage: lab_core::StorageArgs {
+            database_url: Backend::Sqlite.database_url().await,
+            cleanup_every_secs: 60,
+        },
+        ui_dir: fake_page(),
+    };
+    let application = launcher::Application::build(&settings).await.unwrap();
+    let base = format!("http://{}", application.local_addr());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let running = tokio::spawn(application.run_until(async {
+        let _ = stopped.await;
+    }));
+    let mut page_left_open = reqwest::get(format!("{base}/api/steps?lab=open-page"))
+        .await
+        .unwrap();
+    assert_eq!(page_left_open.status(), 200);
+
+    stop.send(()).unwrap();
+
+    // A clean end of the body. Without it the connection would outlive the
+    // shutdown's grace period (and, in this test's runtime, never end: hence
+    // the deadline, which only turns a hang into a failure).
+    let end = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        let mut end = page_left_open.chunk().await;
+        while let Ok(Some(_keep_alive)) = end {
+            end = page_left_open.chunk().await;
+        }
+        end
+    })
+    .await
+    .expect("the step stream ended after the lab was told to stop");
+    assert!(matches!(end, Ok(None)), "the stream ends cleanly: {end:?}");
+    running.await.expect("the lab stops");
+}

@@ -8,6 +8,7 @@ use axum::response::Response;
 use tokio::net::TcpListener;
 
 use crate::cleanup::{ExpiredKeys, spawn_cleanup};
+use crate::steps::close_on;
 use crate::{Db, LabError, OrderRequest, OrderTables, ServerState, Steps, StorageArgs, serve};
 
 /// One order server, as the launcher and the standalone binaries see it.
@@ -71,7 +72,14 @@ pub async fn run_alone<S: OrderServer>(args: StandaloneArgs) -> Result<(), LabEr
         S::NAME,
         db.backend_name()
     );
-    serve(listener, S::router(db.clone()), shutdown_signal()).await;
+    let state = ServerState::new(db.clone(), S::ORDER_TABLES);
+    let steps = state.steps.clone();
+    serve(
+        listener,
+        S::routes(state),
+        close_on(shutdown_signal(), vec![steps]),
+    )
+    .await;
     cleanup.abort();
     db.close().await;
     println!("Stopped.");

@@ -18,7 +18,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::get;
 use futures::Stream;
 use lab_wire::{IdempotencyKey, LabId, Step, StepKind};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 use crate::LabError;
 use crate::routes::ServerState;
@@ -35,6 +35,9 @@ pub struct StepHub {
 #[derive(Debug)]
 struct HubInner {
     sender: broadcast::Sender<(LabId, Step)>,
+    /// Set when the server stops: every open stream ends, so a page left
+    /// open does not hold up the shutdown.
+    closing: watch::Sender<bool>,
     next_request: AtomicU64,
     next_seq: AtomicU64,
 }
@@ -51,6 +54,7 @@ impl StepHub {
         Self {
             inner: Arc::new(HubInner {
                 sender: broadcast::channel(BACKLOG).0,
+                closing: watch::Sender::new(false),
                 next_request: AtomicU64::new(1),
                 next_seq: AtomicU64::new(1),
             }),
@@ -76,6 +80,26 @@ impl StepHub {
         self.inner.sender.subscribe()
     }
 
+    /// Ends every open `/steps` stream (and any opened later): the server is stopping.
+    pub fn close(&self) {
+        self.inner.closing.send_replace(true);
+    }
+
+    /// The steps of `lab` from now on, as SSE events named `event_name`,
+    /// until the hub is closed.
+    fn events_of_lab(
+        &self,
+        lab: LabId,
+        event_name: &'static str,
+    ) -> impl Stream<Item = Result<Event, Infallible>> + use<> {
+        steps_of_lab(
+            self.subscribe(),
+            self.inner.closing.subscribe(),
+            lab,
+            event_name,
+        )
+    }
+
     fn publish(&self, lab: &LabId, key: &str, request: u64, kind: StepKind) {
         if self.inner.sender.receiver_count() == 0 {
             return;
@@ -89,6 +113,15 @@ impl StepHub {
         };
         // An error only means every listener left meanwhile.
         let _ = self.inner.sender.send((lab.clone(), step));
+    }
+}
+
+/// Waits for `shutdown`, then closes `hubs`: the shutdown signal to hand to
+/// [`crate::serve`], so that pages left open do not hold the server up.
+pub async fn close_on(shutdown: impl Future<Output = ()>, hubs: Vec<StepHub>) {
+    shutdown.await;
+    for hub in &hubs {
+        hub.close();
     }
 }
 
@@ -159,8 +192,8 @@ pub async fn stream_steps(
     RawQuery(query): RawQuery,
 ) -> Result<impl IntoResponse, LabError> {
     let lab = lab_from_query(query.as_deref())?;
-    let receiver = state.steps.subscribe();
-    Ok(Sse::new(steps_of_lab(receiver, lab, "step")).keep_alive(KeepAlive::default()))
+    let events = state.steps.events_of_lab(lab, "step");
+    Ok(Sse::new(events).keep_alive(KeepAlive::default()))
 }
 
 /// `GET /steps?lab=ID` over several servers at once: one stream whose
@@ -181,7 +214,7 @@ async fn stream_combined_steps(
     let lab = lab_from_query(query.as_deref())?;
     let streams = hubs
         .iter()
-        .map(|(name, hub)| Box::pin(steps_of_lab(hub.subscribe(), lab.clone(), name)));
+        .map(|(name, hub)| Box::pin(hub.events_of_lab(lab.clone(), name)));
     Ok(Sse::new(futures::stream::select_all(streams)).keep_alive(KeepAlive::default()))
 }
 
@@ -197,23 +230,30 @@ fn lab_from_query(query: Option<&str>) -> Result<LabId, LabError> {
     }
 }
 
-/// The steps of `lab` off `receiver`, as SSE events named `event_name`.
+/// The steps of `lab` off `receiver`, as SSE events named `event_name`,
+/// until `closing` turns true.
 fn steps_of_lab(
     receiver: broadcast::Receiver<(LabId, Step)>,
+    closing: watch::Receiver<bool>,
     lab: LabId,
     event_name: &'static str,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
-    futures::stream::unfold(receiver, move |mut receiver| {
+    futures::stream::unfold((receiver, closing), move |(mut receiver, mut closing)| {
         let lab = lab.clone();
         async move {
             loop {
-                match receiver.recv().await {
+                let received = tokio::select! {
+                    received = receiver.recv() => received,
+                    // Closed, or the hub itself is gone: either way, the end.
+                    _ = closing.wait_for(|closed| *closed) => return None,
+                };
+                match received {
                     Ok((step_lab, step)) if step_lab == lab => {
                         let event = Event::default()
                             .event(event_name)
                             .json_data(&step)
                             .unwrap_or_else(|_| Event::default().comment("unserialisable step"));
-                        return Some((Ok(event), receiver));
+                        return Some((Ok(event), (receiver, closing)));
                     }
                     Ok(_) => {}
                     // A listener that fell behind misses some steps and goes on.
@@ -289,6 +329,24 @@ mod tests {
                 status: 201,
                 replayed: false
             }]
+        );
+    }
+
+    #[tokio::test]
+    async fn closing_the_hub_ends_the_streams_open_on_it() {
+        use futures::StreamExt;
+
+        let hub = StepHub::new();
+        let mut before = Box::pin(hub.events_of_lab(LabId::default(), "step"));
+        let steps = hub.start_request(&LabId::default(), &key());
+        steps.record(StepKind::KeyClaimed);
+        assert!(before.next().await.is_some(), "a step before closing");
+        hub.close();
+        assert!(before.next().await.is_none(), "the open stream ends");
+        let mut after = Box::pin(hub.events_of_lab(LabId::default(), "step"));
+        assert!(
+            after.next().await.is_none(),
+            "a stream opened later ends at once"
         );
     }
 

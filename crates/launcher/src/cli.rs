@@ -154,7 +154,9 @@ async fn serve(settings: Settings) -> ExitCode {
         application.backend_name()
     );
     println!("  Open http://{addr}/ in a browser.");
-    println!("  APIs: http://{addr}/api/naive/orders and http://{addr}/api/safe/orders");
+    println!(
+        "  APIs: http://{addr}/api/naive/orders, http://{addr}/api/safe/orders and http://{addr}/api/transactional/orders"
+    );
     println!("Press Ctrl-C to stop.");
     application.run().await;
     println!("Stopped.");

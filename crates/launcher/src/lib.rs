@@ -12,7 +12,7 @@ use axum::Router;
 use lab_core::cleanup::spawn_cleanup;
 use lab_core::error::not_found;
 use lab_core::standalone::{bind, shutdown_signal};
-use lab_core::steps::combined_steps_route;
+use lab_core::steps::{StepHub, close_on, combined_steps_route};
 use lab_core::{Db, LabError, OrderServer, ServerState, StorageArgs, serve};
 use naive_server::NaiveServer;
 use safe_server::SafeServer;
@@ -34,8 +34,9 @@ pub struct Settings {
 }
 
 /// The three servers and the page, over one storage; `/api/steps` streams
-/// the steps of all three at once.
-pub fn app(db: Db, ui_dir: &Path) -> Router {
+/// the steps of all three at once. Also hands out the servers' step hubs,
+/// to be closed when the lab stops.
+pub fn app(db: Db, ui_dir: &Path) -> (Router, Vec<StepHub>) {
     let naive = ServerState::new(db.clone(), NaiveServer::ORDER_TABLES);
     let safe = ServerState::new(db.clone(), SafeServer::ORDER_TABLES);
     let transactional = ServerState::new(db, TransactionalServer::ORDER_TABLES);
@@ -48,11 +49,12 @@ pub fn app(db: Db, ui_dir: &Path) -> Router {
         .nest("/naive", NaiveServer::routes(naive))
         .nest("/safe", SafeServer::routes(safe))
         .nest("/transactional", TransactionalServer::routes(transactional))
-        .merge(combined_steps_route(hubs))
+        .merge(combined_steps_route(hubs.clone()))
         .fallback(not_found);
     // Unknown page paths get the page itself, so a deep link still loads.
     let page = ServeDir::new(ui_dir).fallback(ServeFile::new(ui_dir.join("index.html")));
-    Router::new().nest("/api", api).fallback_service(page)
+    let router = Router::new().nest("/api", api).fallback_service(page);
+    (router, hubs.into_iter().map(|(_, hub)| hub).collect())
 }
 
 /// The lab, bound to its address and ready to serve.
@@ -60,6 +62,7 @@ pub struct Application {
     listener: TcpListener,
     db: Db,
     router: Router,
+    steps: Vec<StepHub>,
     cleanup: tokio::task::JoinHandle<()>,
 }
 
@@ -76,7 +79,7 @@ impl Application {
                 "the page is not built there; the APIs work, but / will answer 404 (build it with `cargo xtask run`)"
             );
         }
-        let router = app(db.clone(), &settings.ui_dir);
+        let (router, steps) = app(db.clone(), &settings.ui_dir);
         let listener = bind(settings.addr).await?;
         let cleanup = spawn_cleanup(
             db.clone(),
@@ -91,6 +94,7 @@ impl Application {
             listener,
             db,
             router,
+            steps,
             cleanup,
         })
     }
@@ -109,7 +113,7 @@ impl Application {
 
     /// Serves until `shutdown` completes, then closes the storage.
     pub async fn run_until(self, shutdown: impl Future<Output = ()>) {
-        serve(self.listener, self.router, shutdown).await;
+        serve(self.listener, self.router, close_on(shutdown, self.steps)).await;
         self.cleanup.abort();
         self.db.close().await;
     }
