@@ -96,6 +96,15 @@ pub async fn spawn_server_with_db<S: OrderServer>(backend: Backend) -> (TestServ
 /// Starts the whole lab (both servers and the page) on a random port;
 /// returns its base URL, e.g. `http://127.0.0.1:40123`.
 pub async fn spawn_lab(backend: Backend, ui_dir: &Path) -> String {
+    let application = build_lab(backend, ui_dir).await;
+    let base = format!("http://{}", application.local_addr());
+    tokio::spawn(application.run_until(std::future::pending()));
+    base
+}
+
+/// The whole lab on a random port over `backend`, bound but not yet serving
+/// (for a test that decides when it stops).
+pub async fn build_lab(backend: Backend, ui_dir: &Path) -> launcher::Application {
     let settings = launcher::Settings {
         addr: "127.0.0.1:0".parse().expect("a socket address"),
         storage: lab_core::StorageArgs {
@@ -104,12 +113,9 @@ pub async fn spawn_lab(backend: Backend, ui_dir: &Path) -> String {
         },
         ui_dir: ui_dir.to_owned(),
     };
-    let application = launcher::Application::build(&settings)
+    launcher::Application::build(&settings)
         .await
-        .expect("the lab starts");
-    let base = format!("http://{}", application.local_addr());
-    tokio::spawn(application.run_until(std::future::pending()));
-    base
+        .expect("the lab starts")
 }
 
 impl TestServer {

@@ -112,15 +112,7 @@ async fn one_stream_carries_every_servers_steps_named_after_the_server() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stopping_the_lab_ends_open_step_streams_cleanly() {
-    let settings = launcher::Settings {
-        addr: "127.0.0.1:0".parse().unwrap(),
-        storage: lab_core::StorageArgs {
-            database_url: Backend::Sqlite.database_url().await,
-            cleanup_every_secs: 60,
-        },
-        ui_dir: fake_page(),
-    };
-    let application = launcher::Application::build(&settings).await.unwrap();
+    let application = lab_e2e::client::build_lab(Backend::Sqlite, &fake_page()).await;
     let base = format!("http://{}", application.local_addr());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let running = tokio::spawn(application.run_until(async {
