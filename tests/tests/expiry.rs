@@ -69,7 +69,7 @@ async fn the_cleanup_job_deletes_expired_keys_and_nothing_else<S: OrderServer>(b
     let rows_in_lab = async || -> i64 {
         let count = format!(
             "SELECT COUNT(*) FROM {} WHERE lab_id = $1",
-            S::EXPIRED_KEYS.table
+            S::STORAGE.expired_keys.table
         );
         lab_core::with_reader!(&db, |pool| sqlx::query_scalar(sqlx::AssertSqlSafe(
             count.clone()
@@ -82,7 +82,7 @@ async fn the_cleanup_job_deletes_expired_keys_and_nothing_else<S: OrderServer>(b
     assert_eq!(rows_in_lab().await, 3);
     tokio::time::sleep(PAST_ONE_SECOND).await;
 
-    let deleted = delete_expired_keys(&db, S::EXPIRED_KEYS)
+    let deleted = delete_expired_keys(&db, S::STORAGE.expired_keys)
         .await
         .expect("the cleanup runs");
 

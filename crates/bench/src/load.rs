@@ -11,7 +11,8 @@ use naive_server::NaiveServer;
 use safe_server::SafeServer;
 use tokio::task::JoinHandle;
 
-use crate::{BenchError, CellResult, Latencies, REQUEST_TIMEOUT, Storage, Target, Workload};
+use crate::config::{BenchError, CellResult, REQUEST_TIMEOUT, Storage, Target, Workload};
+use crate::stats::Latencies;
 
 const BODY: &str = r#"{"item":"coffee","amount_cents":450}"#;
 
@@ -183,8 +184,8 @@ impl Bench {
         lab: &LabId,
     ) -> Result<(usize, usize), BenchError> {
         let tables = match target {
-            Target::Naive | Target::NaiveSql => NaiveServer::ORDER_TABLES,
-            Target::Safe | Target::SafeSql => SafeServer::ORDER_TABLES,
+            Target::Naive | Target::NaiveSql => &NaiveServer::STORAGE.order_tables,
+            Target::Safe | Target::SafeSql => &SafeServer::STORAGE.order_tables,
         };
         let orders = tables
             .list_orders(&self.db, lab)

@@ -8,6 +8,8 @@ use axum::response::{IntoResponse, Response};
 use lab_wire::problem::PROBLEM_JSON;
 use lab_wire::{InvalidKey, InvalidLabId, Problem};
 
+use crate::serve::HangUp;
+
 /// Everything that can go wrong while serving the lab.
 #[derive(Debug, thiserror::Error)]
 pub enum LabError {
@@ -25,6 +27,9 @@ pub enum LabError {
     /// A header that must appear at most once appeared several times.
     #[error("send the {0} header once; this request has it several times")]
     RepeatedHeader(&'static str),
+    /// The query string is not what the route takes.
+    #[error("the query string is not valid here: {0}")]
+    InvalidQuery(String),
     /// `Lab-Delay-Ms` is not a whole number of milliseconds in range.
     #[error("Lab-Delay-Ms must be a whole number from 0 to 10000, not {0:?}")]
     InvalidDelay(String),
@@ -116,6 +121,7 @@ impl LabError {
             | Self::InvalidKey(_)
             | Self::InvalidLabId(_)
             | Self::RepeatedHeader(_)
+            | Self::InvalidQuery(_)
             | Self::InvalidDelay(_)
             | Self::InvalidRetention(_)
             | Self::InvalidLockTimeout(_)
@@ -146,6 +152,7 @@ impl LabError {
             Self::InvalidKey(_) => ("invalid-idempotency-key", "Invalid Idempotency-Key"),
             Self::InvalidLabId(_) => ("invalid-lab-id", "Invalid Lab-Id"),
             Self::RepeatedHeader(_) => ("repeated-header", "Header sent more than once"),
+            Self::InvalidQuery(_) => ("invalid-query", "Invalid query string"),
             Self::InvalidDelay(_) => ("invalid-lab-delay", "Invalid Lab-Delay-Ms"),
             Self::InvalidRetention(_) => {
                 ("invalid-key-retention", "Invalid Lab-Key-Retention-Secs")
@@ -203,9 +210,7 @@ impl IntoResponse for LabError {
     fn into_response(self) -> Response {
         if matches!(self, Self::SimulatedCrash) {
             tracing::info!("{self}");
-            let mut response = Response::new(axum::body::Body::empty());
-            response.extensions_mut().insert(crate::fault::DropResponse);
-            return response;
+            return HangUp::mark(Response::new(axum::body::Body::empty()));
         }
         let status = self.status();
         if status.is_server_error() {

@@ -4,6 +4,7 @@
 use axum::response::Response;
 
 use crate::LabError;
+use crate::serve::HangUp;
 
 /// A failure the server injects into one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,11 +18,6 @@ pub enum Fault {
     CrashAfterCreate,
 }
 
-/// Marks a response that [`crate::serve`] must not send: it closes the
-/// connection instead.
-#[derive(Debug, Clone, Copy)]
-pub struct DropResponse;
-
 impl Fault {
     /// Parses a `Lab-Fault` header value.
     pub fn parse(raw: &str) -> Result<Self, LabError> {
@@ -33,12 +29,9 @@ impl Fault {
     }
 
     /// Applies the fault to a finished response.
-    pub fn apply(self, mut response: Response) -> Response {
+    pub fn apply(self, response: Response) -> Response {
         match self {
-            Self::DropResponse => {
-                response.extensions_mut().insert(DropResponse);
-                response
-            }
+            Self::DropResponse => HangUp::mark(response),
             // The crash happens inside the flow (see `LabError::SimulatedCrash`);
             // a request that never reached its order creation answers normally.
             Self::CrashAfterCreate => response,
@@ -65,6 +58,6 @@ mod tests {
     #[test]
     fn a_dropped_response_carries_the_marker() {
         let response = Fault::DropResponse.apply(Response::new(axum::body::Body::empty()));
-        assert!(response.extensions().get::<DropResponse>().is_some());
+        assert!(response.extensions().get::<HangUp>().is_some());
     }
 }

@@ -6,18 +6,16 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::HeaderMap;
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue};
 use http_body_util::BodyExt;
-use lab_wire::headers::{
-    DEFAULT_KEY_RETENTION_SECS, DEFAULT_LOCK_TIMEOUT_SECS, IDEMPOTENCY_KEY, LAB_CANCELLATION,
-    LAB_DELAY_MS, LAB_FAULT, LAB_ID, LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS, MAX_DELAY_MS,
-    MAX_KEY_RETENTION_SECS, MAX_LOCK_TIMEOUT_SECS,
-};
+use lab_wire::headers::{IDEMPOTENCY_KEY, LAB_ID};
 use lab_wire::{IdempotencyKey, LabId, NewOrder};
 
-use crate::{Fault, LabError};
+use crate::LabError;
+use crate::controls::DemoControls;
+use crate::headers::single_header;
 
 /// The largest request body the servers accept.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -29,34 +27,6 @@ const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// The lab a request belongs to, from its `Lab-Id` header.
 #[derive(Debug, Clone)]
 pub struct LabScope(pub LabId);
-
-/// The demo controls a request carries: the race window, a fault, and how
-/// long its key is kept.
-#[derive(Debug, Clone, Copy)]
-pub struct DemoControls {
-    /// How long to pause between looking at the key and creating the order.
-    pub delay: Duration,
-    /// A fault to inject, if any.
-    pub fault: Option<Fault>,
-    /// How long the key is kept; a retry after that is a new request.
-    pub key_retention: Duration,
-    /// How long an unanswered claim blocks retries before one may take it over.
-    pub lock_timeout: Duration,
-    /// Whether the work stops when the client hangs up, instead of finishing.
-    pub cancel_on_disconnect: bool,
-}
-
-impl Default for DemoControls {
-    fn default() -> Self {
-        Self {
-            delay: Duration::ZERO,
-            fault: None,
-            key_retention: Duration::from_secs(DEFAULT_KEY_RETENTION_SECS),
-            lock_timeout: Duration::from_secs(DEFAULT_LOCK_TIMEOUT_SECS),
-            cancel_on_disconnect: false,
-        }
-    }
-}
 
 /// A complete, valid `POST /orders` request.
 #[derive(Debug, Clone)]
@@ -83,118 +53,6 @@ impl OrderRequest {
     }
 }
 
-impl DemoControls {
-    /// When a key stored now stops counting.
-    pub fn key_expires_at(&self) -> chrono::DateTime<chrono::Utc> {
-        from_now(self.key_retention)
-    }
-
-    /// Until when a claim made now blocks retries if it is never answered.
-    pub fn locked_until(&self) -> chrono::DateTime<chrono::Utc> {
-        from_now(self.lock_timeout)
-    }
-
-    /// Whether the request asked the server to crash right after creating the order.
-    pub fn crashes_after_create(&self) -> bool {
-        self.fault == Some(Fault::CrashAfterCreate)
-    }
-
-    /// Waits for the requested race window, if any.
-    pub async fn pause(&self) {
-        if !self.delay.is_zero() {
-            tokio::time::sleep(self.delay).await;
-        }
-    }
-
-    /// The slow part of the work (the race window), reported as a step.
-    pub async fn slow_part(&self, steps: &crate::Steps) {
-        if !self.delay.is_zero() {
-            steps.record(lab_wire::StepKind::SlowPartStarted {
-                ms: u64::try_from(self.delay.as_millis()).unwrap_or(u64::MAX),
-            });
-        }
-        self.pause().await;
-    }
-
-    fn from_headers(headers: &HeaderMap) -> Result<Self, LabError> {
-        let delay = number_header(
-            headers,
-            LAB_DELAY_MS,
-            "Lab-Delay-Ms",
-            0..=MAX_DELAY_MS,
-            LabError::InvalidDelay,
-        )?
-        .map_or(Duration::ZERO, Duration::from_millis);
-        let fault = single_header(headers, LAB_FAULT, "Lab-Fault")?
-            .map(|value| Fault::parse(&String::from_utf8_lossy(value.as_bytes())))
-            .transpose()?;
-        let key_retention = number_header(
-            headers,
-            LAB_KEY_RETENTION_SECS,
-            "Lab-Key-Retention-Secs",
-            1..=MAX_KEY_RETENTION_SECS,
-            LabError::InvalidRetention,
-        )?
-        .map_or(
-            Duration::from_secs(DEFAULT_KEY_RETENTION_SECS),
-            Duration::from_secs,
-        );
-        let lock_timeout = number_header(
-            headers,
-            LAB_LOCK_TIMEOUT_SECS,
-            "Lab-Lock-Timeout-Secs",
-            1..=MAX_LOCK_TIMEOUT_SECS,
-            LabError::InvalidLockTimeout,
-        )?
-        .map_or(
-            Duration::from_secs(DEFAULT_LOCK_TIMEOUT_SECS),
-            Duration::from_secs,
-        );
-        let cancel_on_disconnect =
-            match single_header(headers, LAB_CANCELLATION, "Lab-Cancellation")? {
-                None => false,
-                Some(value) => match String::from_utf8_lossy(value.as_bytes()).trim() {
-                    "finish" => false,
-                    "on-disconnect" => true,
-                    other => return Err(LabError::InvalidCancellation(other.to_owned())),
-                },
-            };
-        Ok(Self {
-            delay,
-            fault,
-            key_retention,
-            lock_timeout,
-            cancel_on_disconnect,
-        })
-    }
-}
-
-/// A whole number from a header sent at most once, if sent; `invalid`
-/// builds the error for text that is not a number in `range`.
-fn number_header(
-    headers: &HeaderMap,
-    name: &str,
-    display_name: &'static str,
-    range: std::ops::RangeInclusive<u64>,
-    invalid: fn(String) -> LabError,
-) -> Result<Option<u64>, LabError> {
-    let Some(value) = single_header(headers, name, display_name)? else {
-        return Ok(None);
-    };
-    let text = String::from_utf8_lossy(value.as_bytes());
-    match text.trim().parse::<u64>() {
-        Ok(number) if range.contains(&number) => Ok(Some(number)),
-        _ => Err(invalid(text.into_owned())),
-    }
-}
-
-fn from_now(duration: Duration) -> chrono::DateTime<chrono::Utc> {
-    let duration = chrono::Duration::from_std(duration).unwrap_or(chrono::Duration::MAX);
-    chrono::Utc::now()
-        .checked_add_signed(duration)
-        .unwrap_or(chrono::DateTime::<chrono::Utc>::MAX_UTC)
-}
-
 fn lab_from_headers(headers: &HeaderMap) -> Result<LabId, LabError> {
     match single_header(headers, LAB_ID, "Lab-Id")? {
         None => Ok(LabId::default()),
@@ -212,20 +70,6 @@ fn key_from_headers(headers: &HeaderMap) -> Result<IdempotencyKey, LabError> {
     Ok(IdempotencyKey::try_from(&*String::from_utf8_lossy(
         value.as_bytes(),
     ))?)
-}
-
-/// The header's only value, or an error if it was sent more than once.
-fn single_header<'a>(
-    headers: &'a HeaderMap,
-    name: &str,
-    display_name: &'static str,
-) -> Result<Option<&'a HeaderValue>, LabError> {
-    let mut values = headers.get_all(name).iter();
-    let first = values.next();
-    if values.next().is_some() {
-        return Err(LabError::RepeatedHeader(display_name));
-    }
-    Ok(first)
 }
 
 fn require_json_content_type(headers: &HeaderMap) -> Result<(), LabError> {
@@ -324,17 +168,8 @@ impl<S: Send + Sync> FromRequest<S> for OrderRequest {
 
 #[cfg(test)]
 mod tests {
-    use axum::http::HeaderValue;
-
     use super::*;
-
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (name, value) in pairs {
-            map.append(*name, HeaderValue::from_str(value).unwrap());
-        }
-        map
-    }
+    use crate::headers::header_map as headers;
 
     #[test]
     fn syntax_errors_are_malformed_json_and_wrong_types_are_invalid_orders() {
@@ -382,59 +217,6 @@ mod tests {
         assert!(matches!(
             require_json_content_type(&headers(&[])),
             Err(LabError::UnsupportedMediaType)
-        ));
-    }
-
-    #[test]
-    fn delays_above_ten_seconds_and_negative_delays_are_refused() {
-        let ok = DemoControls::from_headers(&headers(&[("lab-delay-ms", "200")])).unwrap();
-        assert_eq!(ok.delay, Duration::from_millis(200));
-        for bad in ["10001", "-1", "soon", "1.5"] {
-            assert!(
-                matches!(
-                    DemoControls::from_headers(&headers(&[("lab-delay-ms", bad)])),
-                    Err(LabError::InvalidDelay(_))
-                ),
-                "{bad} was accepted"
-            );
-        }
-    }
-
-    #[test]
-    fn key_retention_defaults_to_a_day_and_accepts_one_second_to_thirty_days() {
-        assert_eq!(
-            DemoControls::from_headers(&HeaderMap::new())
-                .unwrap()
-                .key_retention,
-            Duration::from_secs(86_400)
-        );
-        let short =
-            DemoControls::from_headers(&headers(&[("lab-key-retention-secs", "2")])).unwrap();
-        assert_eq!(short.key_retention, Duration::from_secs(2));
-        for bad in ["0", "2592001", "soon", "-5"] {
-            assert!(
-                matches!(
-                    DemoControls::from_headers(&headers(&[("lab-key-retention-secs", bad)])),
-                    Err(LabError::InvalidRetention(_))
-                ),
-                "{bad} was accepted"
-            );
-        }
-    }
-
-    #[test]
-    fn work_finishes_by_default_and_stops_on_disconnect_only_when_asked() {
-        assert!(
-            !DemoControls::from_headers(&HeaderMap::new())
-                .unwrap()
-                .cancel_on_disconnect
-        );
-        let asked =
-            DemoControls::from_headers(&headers(&[("lab-cancellation", "on-disconnect")])).unwrap();
-        assert!(asked.cancel_on_disconnect);
-        assert!(matches!(
-            DemoControls::from_headers(&headers(&[("lab-cancellation", "maybe")])),
-            Err(LabError::InvalidCancellation(_))
         ));
     }
 

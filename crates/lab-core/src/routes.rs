@@ -2,7 +2,6 @@
 //! `POST /orders`.
 
 use axum::extract::State;
-use axum::handler::Handler;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -10,41 +9,27 @@ use axum::{Json, Router};
 use lab_wire::Order;
 use lab_wire::headers::IDEMPOTENT_REPLAYED;
 
-use crate::error::{method_not_allowed, not_found};
-use crate::orders::OrderTables;
-use crate::steps::{StepHub, Steps, stream_steps};
-use crate::{Db, DemoControls, LabError, LabScope, OrderRequest, finish_even_if_client_leaves};
+use crate::Db;
+use crate::controls::DemoControls;
+use crate::error::{LabError, method_not_allowed, not_found};
+use crate::fault::Fault;
+use crate::request::{LabScope, OrderRequest};
+use crate::state::ServerState;
+use crate::step_stream::stream_steps;
+use crate::steps::Steps;
+use crate::work::finish_even_if_client_leaves;
 
-/// What a server's handlers work with: the storage, its order tables and
-/// where its requests report their steps.
-#[derive(Debug, Clone)]
-pub struct ServerState {
-    /// The storage.
-    pub db: Db,
-    /// The server's order tables.
-    pub tables: &'static OrderTables,
-    /// Where requests report their steps and pages listen for them.
-    pub steps: StepHub,
-}
-
-impl ServerState {
-    /// The state of a server over `db` with `tables`, no page listening yet.
-    pub fn new(db: Db, tables: &'static OrderTables) -> Self {
-        Self {
-            db,
-            tables,
-            steps: StepHub::new(),
-        }
-    }
-}
-
-/// `POST /orders` through `create_order`, the shared `GET` and `DELETE`,
-/// and `GET /steps` (the steps of this server's requests, as they happen).
-pub fn order_routes<H, T>(state: ServerState, create_order: H) -> Router
+/// `POST /orders` through the server's `place_order` flow, the shared
+/// `GET` and `DELETE`, and `GET /steps` (the steps of this server's
+/// requests, as they happen).
+pub fn order_routes<F, W>(state: ServerState, place_order: F) -> Router
 where
-    H: Handler<T, ServerState>,
-    T: 'static,
+    F: FnOnce(Db, OrderRequest, Steps) -> W + Clone + Send + Sync + 'static,
+    W: Future<Output = Result<Response, LabError>> + Send + 'static,
 {
+    let create_order = move |State(state): State<ServerState>, request: OrderRequest| {
+        run_order_flow(state, request, place_order)
+    };
     Router::new()
         .route(
             "/orders",
@@ -93,7 +78,7 @@ where
     };
     Ok(match fault {
         Some(fault) => {
-            if fault == crate::Fault::DropResponse {
+            if fault == Fault::DropResponse {
                 steps.record(lab_wire::StepKind::ResponseDropped);
             }
             fault.apply(response)

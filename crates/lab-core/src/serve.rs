@@ -2,7 +2,7 @@
 //!
 //! `axum::serve` needs a service that never fails, so it always answers.
 //! To let a learner lose a response, this loop drives hyper directly: when
-//! a response carries the [`DropResponse`] marker, the service returns an
+//! a response carries the [`HangUp`] marker, the service returns an
 //! error and hyper closes the connection without writing anything, exactly
 //! what a client sees when a response is lost on the network.
 
@@ -20,7 +20,18 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
 
-use crate::fault::DropResponse;
+/// Marks a response that [`serve`] must not send: it closes the connection
+/// instead. The demo faults and the simulated crash attach it.
+#[derive(Debug, Clone, Copy)]
+pub struct HangUp;
+
+impl HangUp {
+    /// `response`, marked so that the connection closes without it.
+    pub fn mark(mut response: Response) -> Response {
+        response.extensions_mut().insert(Self);
+        response
+    }
+}
 
 /// How long a shutdown waits for requests in progress before giving up on them.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -77,7 +88,7 @@ async fn answer_or_hang_up(
         .oneshot(request.map(Body::new))
         .await
         .unwrap_or_else(|never| match never {});
-    if response.extensions().get::<DropResponse>().is_some() {
+    if response.extensions().get::<HangUp>().is_some() {
         return Err(HungUpOnPurpose);
     }
     Ok(response)

@@ -2,54 +2,60 @@
 //! and a clean stop on Ctrl-C. The launcher uses the same pieces.
 
 use std::net::SocketAddr;
+use std::process::ExitCode;
 
-use axum::Router;
-use axum::response::Response;
+use clap::{Args, CommandFactory, FromArgMatches, Parser};
 use tokio::net::TcpListener;
 
-use crate::cleanup::{ExpiredKeys, spawn_cleanup};
+use crate::cleanup::spawn_cleanup;
+use crate::config::StorageArgs;
+use crate::serve::serve;
+use crate::server::OrderServer;
 use crate::steps::close_on;
-use crate::{Db, LabError, OrderRequest, OrderTables, ServerState, Steps, StorageArgs, serve};
-
-/// One order server, as the launcher and the standalone binaries see it.
-pub trait OrderServer {
-    /// A short name for messages, e.g. `naive`.
-    const NAME: &'static str;
-
-    /// The server's orders table SQL.
-    const ORDER_TABLES: &'static OrderTables;
-
-    /// How the cleanup job deletes the server's expired keys.
-    const EXPIRED_KEYS: ExpiredKeys;
-
-    /// The server's routes over `state` (its storage and its step hub).
-    fn routes(state: ServerState) -> Router;
-
-    /// The server's routes over `db`, with a step hub of their own.
-    fn router(db: Db) -> Router {
-        Self::routes(ServerState::new(db, Self::ORDER_TABLES))
-    }
-
-    /// The server's `POST /orders` flow without HTTP around it: the same SQL
-    /// statements in the same order (the benchmark's baseline calls this).
-    fn place_order(
-        db: Db,
-        request: OrderRequest,
-        steps: Steps,
-    ) -> impl Future<Output = Result<Response, LabError>> + Send;
-
-    /// Creates or updates the server's tables.
-    fn migrate(db: &Db) -> impl Future<Output = Result<(), LabError>> + Send;
-}
+use crate::{Db, LabError};
 
 /// Settings of a server run alone.
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone, Args)]
 pub struct StandaloneArgs {
     /// Address to listen on
     #[arg(long, env = "LAB_ADDR", default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
     #[command(flatten)]
     pub storage: StorageArgs,
+}
+
+/// The whole `main` of a server's binary: reads its settings from the
+/// command line (`about` is its `--help` text), then runs it until Ctrl-C.
+pub fn main<S: OrderServer>(about: &'static str) -> ExitCode {
+    let command = StandaloneCommand::command()
+        .name(format!("{}-server", S::NAME).leak() as &str)
+        .about(about);
+    let args = match StandaloneCommand::from_arg_matches(&command.get_matches()) {
+        Ok(parsed) => parsed.server,
+        Err(error) => error.exit(),
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run_alone::<S>(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The command line of a server run alone.
+#[derive(Parser)]
+#[command(version)]
+struct StandaloneCommand {
+    #[command(flatten)]
+    server: StandaloneArgs,
 }
 
 /// Connects, migrates and serves one server until Ctrl-C.
@@ -59,7 +65,7 @@ pub async fn run_alone<S: OrderServer>(args: StandaloneArgs) -> Result<(), LabEr
     S::migrate(&db).await?;
     let cleanup = spawn_cleanup(
         db.clone(),
-        vec![S::EXPIRED_KEYS],
+        vec![S::STORAGE.expired_keys],
         args.storage.cleanup_interval(),
     );
     let listener = bind(args.addr).await?;
@@ -72,7 +78,7 @@ pub async fn run_alone<S: OrderServer>(args: StandaloneArgs) -> Result<(), LabEr
         S::NAME,
         db.backend_name()
     );
-    let state = ServerState::new(db.clone(), S::ORDER_TABLES);
+    let state = S::state(db.clone());
     let steps = state.steps.clone();
     serve(
         listener,

@@ -1,5 +1,5 @@
-//! The steps each request takes, recorded as a server takes them and
-//! streamed to the page over Server-Sent Events (`GET /steps?lab=ID`).
+//! The steps each request takes, recorded as a server takes them; the
+//! page hears them over Server-Sent Events (see [`crate::step_stream`]).
 //!
 //! A server's flow calls [`Steps::record`] at each step; nothing is kept,
 //! and nothing is built at all while no page is listening. A request whose
@@ -7,21 +7,13 @@
 //! `Lab-Cancellation: on-disconnect`) reports [`StepKind::Cancelled`] from
 //! its recorder's `Drop`, since no code after its last `.await` runs.
 
-use std::convert::Infallible;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use axum::Router;
-use axum::extract::{RawQuery, State};
-use axum::response::IntoResponse;
-use axum::response::sse::{Event, KeepAlive, Sse};
-use axum::routing::get;
-use futures::Stream;
 use lab_wire::{IdempotencyKey, LabId, Step, StepKind};
 use tokio::sync::{broadcast, watch};
 
 use crate::LabError;
-use crate::routes::ServerState;
 
 /// How many steps a slow listener may fall behind before it misses some.
 const BACKLOG: usize = 1024;
@@ -85,19 +77,9 @@ impl StepHub {
         self.inner.closing.send_replace(true);
     }
 
-    /// The steps of `lab` from now on, as SSE events named `event_name`,
-    /// until the hub is closed.
-    fn events_of_lab(
-        &self,
-        lab: LabId,
-        event_name: &'static str,
-    ) -> impl Stream<Item = Result<Event, Infallible>> + use<> {
-        steps_of_lab(
-            self.subscribe(),
-            self.inner.closing.subscribe(),
-            lab,
-            event_name,
-        )
+    /// Turns true when the hub is closed.
+    pub fn closing(&self) -> watch::Receiver<bool> {
+        self.inner.closing.subscribe()
     }
 
     fn publish(&self, lab: &LabId, key: &str, request: u64, kind: StepKind) {
@@ -184,89 +166,6 @@ impl Drop for RequestSteps {
     }
 }
 
-/// `GET /steps?lab=ID`: this lab's steps on this server, as they happen
-/// (Server-Sent Events named `step`, each a JSON [`Step`]). The lab comes
-/// from the query because a browser's `EventSource` cannot send headers.
-pub async fn stream_steps(
-    State(state): State<ServerState>,
-    RawQuery(query): RawQuery,
-) -> Result<impl IntoResponse, LabError> {
-    let lab = lab_from_query(query.as_deref())?;
-    let events = state.steps.events_of_lab(lab, "step");
-    Ok(Sse::new(events).keep_alive(KeepAlive::default()))
-}
-
-/// `GET /steps?lab=ID` over several servers at once: one stream whose
-/// events are named after the server that reported them (`naive`, `safe`,
-/// …). The page uses it so that watching both panes costs one of the
-/// browser's six connections per host, not two, leaving the rest for the
-/// copies it sends concurrently.
-pub fn combined_steps_route(hubs: Vec<(&'static str, StepHub)>) -> Router {
-    Router::new()
-        .route("/steps", get(stream_combined_steps))
-        .with_state(Arc::from(hubs))
-}
-
-async fn stream_combined_steps(
-    State(hubs): State<Arc<[(&'static str, StepHub)]>>,
-    RawQuery(query): RawQuery,
-) -> Result<impl IntoResponse, LabError> {
-    let lab = lab_from_query(query.as_deref())?;
-    let streams = hubs
-        .iter()
-        .map(|(name, hub)| Box::pin(hub.events_of_lab(lab.clone(), name)));
-    Ok(Sse::new(futures::stream::select_all(streams)).keep_alive(KeepAlive::default()))
-}
-
-fn lab_from_query(query: Option<&str>) -> Result<LabId, LabError> {
-    let value = query
-        .unwrap_or_default()
-        .split('&')
-        .filter_map(|pair| pair.split_once('='))
-        .find_map(|(name, value)| (name == "lab").then_some(value));
-    match value {
-        None => Ok(LabId::default()),
-        Some(value) => Ok(LabId::try_from(value)?),
-    }
-}
-
-/// The steps of `lab` off `receiver`, as SSE events named `event_name`,
-/// until `closing` turns true.
-fn steps_of_lab(
-    receiver: broadcast::Receiver<(LabId, Step)>,
-    closing: watch::Receiver<bool>,
-    lab: LabId,
-    event_name: &'static str,
-) -> impl Stream<Item = Result<Event, Infallible>> {
-    futures::stream::unfold((receiver, closing), move |(mut receiver, mut closing)| {
-        let lab = lab.clone();
-        async move {
-            loop {
-                let received = tokio::select! {
-                    received = receiver.recv() => received,
-                    // Closed, or the hub itself is gone: either way, the end.
-                    _ = closing.wait_for(|closed| *closed) => return None,
-                };
-                match received {
-                    Ok((step_lab, step)) if step_lab == lab => {
-                        let event = Event::default()
-                            .event(event_name)
-                            .json_data(&step)
-                            .unwrap_or_else(|_| Event::default().comment("unserialisable step"));
-                        return Some((Ok(event), (receiver, closing)));
-                    }
-                    Ok(_) => {}
-                    // A listener that fell behind misses some steps and goes on.
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::warn!(missed, "a step listener fell behind");
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return None,
-                }
-            }
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use lab_wire::KeyFound;
@@ -330,36 +229,5 @@ mod tests {
                 replayed: false
             }]
         );
-    }
-
-    #[tokio::test]
-    async fn closing_the_hub_ends_the_streams_open_on_it() {
-        use futures::StreamExt;
-
-        let hub = StepHub::new();
-        let mut before = Box::pin(hub.events_of_lab(LabId::default(), "step"));
-        let steps = hub.start_request(&LabId::default(), &key());
-        steps.record(StepKind::KeyClaimed);
-        assert!(before.next().await.is_some(), "a step before closing");
-        hub.close();
-        assert!(before.next().await.is_none(), "the open stream ends");
-        let mut after = Box::pin(hub.events_of_lab(LabId::default(), "step"));
-        assert!(
-            after.next().await.is_none(),
-            "a stream opened later ends at once"
-        );
-    }
-
-    #[test]
-    fn the_lab_comes_from_the_query_and_a_bad_one_is_refused() {
-        assert_eq!(
-            lab_from_query(Some("lab=room-7")).unwrap().as_str(),
-            "room-7"
-        );
-        assert_eq!(lab_from_query(None).unwrap(), LabId::default());
-        assert!(matches!(
-            lab_from_query(Some("lab=no%20spaces")),
-            Err(LabError::InvalidLabId(_))
-        ));
     }
 }

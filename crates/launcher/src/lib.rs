@@ -12,8 +12,9 @@ use axum::Router;
 use lab_core::cleanup::spawn_cleanup;
 use lab_core::error::not_found;
 use lab_core::standalone::{bind, shutdown_signal};
-use lab_core::steps::{StepHub, close_on, combined_steps_route};
-use lab_core::{Db, LabError, OrderServer, ServerState, StorageArgs, serve};
+use lab_core::step_stream::combined_steps_route;
+use lab_core::steps::{StepHub, close_on};
+use lab_core::{Db, LabError, OrderServer, StorageArgs, serve};
 use naive_server::NaiveServer;
 use safe_server::SafeServer;
 use tokio::net::TcpListener;
@@ -37,9 +38,9 @@ pub struct Settings {
 /// the steps of all three at once. Also hands out the servers' step hubs,
 /// to be closed when the lab stops.
 pub fn app(db: Db, ui_dir: &Path) -> (Router, Vec<StepHub>) {
-    let naive = ServerState::new(db.clone(), NaiveServer::ORDER_TABLES);
-    let safe = ServerState::new(db.clone(), SafeServer::ORDER_TABLES);
-    let transactional = ServerState::new(db, TransactionalServer::ORDER_TABLES);
+    let naive = NaiveServer::state(db.clone());
+    let safe = SafeServer::state(db.clone());
+    let transactional = TransactionalServer::state(db);
     let hubs = vec![
         (NaiveServer::NAME, naive.steps.clone()),
         (SafeServer::NAME, safe.steps.clone()),
@@ -84,9 +85,9 @@ impl Application {
         let cleanup = spawn_cleanup(
             db.clone(),
             vec![
-                NaiveServer::EXPIRED_KEYS,
-                SafeServer::EXPIRED_KEYS,
-                TransactionalServer::EXPIRED_KEYS,
+                NaiveServer::STORAGE.expired_keys,
+                SafeServer::STORAGE.expired_keys,
+                TransactionalServer::STORAGE.expired_keys,
             ],
             settings.storage.cleanup_interval(),
         );

@@ -2,65 +2,65 @@
 //! `safe-server/src/handler.rs`: the steps are nearly the same, their
 //! order and who decides "first" are not.
 
-use axum::extract::State;
 use axum::response::Response;
-use lab_core::{Db, LabError, OrderRequest, ServerState, Steps, StoredResponse, run_order_flow};
+use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerStorage, Steps, StoredResponse};
 use lab_wire::{KeyFound, StepKind};
 
 use crate::store;
 
-/// `POST /orders`: create an order unless this key was answered before.
-pub async fn create_order(
-    State(state): State<ServerState>,
-    request: OrderRequest,
-) -> Result<Response, LabError> {
-    run_order_flow(state, request, place_order).await
-}
+/// The naive server: the article's first attempt. Looks the key up, creates the order, then saves the key.
+pub struct NaiveServer;
 
-/// The flow itself, run to the end by [`create_order`] even if the client leaves.
-pub async fn place_order(
-    db: Db,
-    request: OrderRequest,
-    steps: Steps,
-) -> Result<Response, LabError> {
-    let OrderRequest {
-        lab,
-        key,
-        order,
-        controls,
-    } = request;
+impl OrderServer for NaiveServer {
+    const NAME: &'static str = "naive";
+    const STORAGE: &'static ServerStorage = &store::STORAGE;
 
-    // Step 1: have we answered this key before? If so, answer the same.
-    let found = store::find_response(&db, &lab, &key).await?;
-    steps.record(StepKind::KeyLookedUp {
-        found: if found.is_some() {
-            KeyFound::Answer
-        } else {
-            KeyFound::Nothing
-        },
-    });
-    if let Some(stored) = found {
-        return Ok(stored.replay());
+    /// The flow of `POST /orders`, run to the end even if the client leaves.
+    async fn place_order(
+        db: Db,
+        request: OrderRequest,
+        steps: Steps,
+    ) -> Result<Response, LabError> {
+        let OrderRequest {
+            lab,
+            key,
+            order,
+            controls,
+        } = request;
+
+        // Step 1: have we answered this key before? If so, answer the same.
+        let found = store::find_response(&db, &lab, &key).await?;
+        steps.record(StepKind::KeyLookedUp {
+            found: if found.is_some() {
+                KeyFound::Answer
+            } else {
+                KeyFound::Nothing
+            },
+        });
+        if let Some(stored) = found {
+            return Ok(stored.replay());
+        }
+
+        // The race window. Every request with this key that arrives before
+        // step 3 also found nothing in step 1, and goes on to create its own order.
+        controls.slow_part(&steps).await;
+
+        // Step 2: do the work.
+        let order = store::STORAGE
+            .order_tables
+            .insert_order(&db, &lab, &key, &order)
+            .await?;
+        steps.record(StepKind::OrderInserted);
+        if controls.crashes_after_create() {
+            // The order exists; the key is never saved, so a retry orders again.
+            return Err(LabError::SimulatedCrash);
+        }
+
+        // Step 3: remember the answer for retries. Nothing stops a second row
+        // for the same key: the table has no unique constraint.
+        let stored = StoredResponse::created(&order);
+        store::save_response(&db, &lab, &key, &stored, controls.key_expires_at()).await?;
+        steps.record(StepKind::ResponseSaved);
+        Ok(stored.first_response())
     }
-
-    // The race window. Every request with this key that arrives before
-    // step 3 also found nothing in step 1, and goes on to create its own order.
-    controls.slow_part(&steps).await;
-
-    // Step 2: do the work.
-    let order = store::ORDER_TABLES
-        .insert_order(&db, &lab, &key, &order)
-        .await?;
-    steps.record(StepKind::OrderInserted);
-    if controls.crashes_after_create() {
-        // The order exists; the key is never saved, so a retry orders again.
-        return Err(LabError::SimulatedCrash);
-    }
-
-    // Step 3: remember the answer for retries. Nothing stops a second row
-    // for the same key: the table has no unique constraint.
-    let stored = StoredResponse::created(&order);
-    store::save_response(&db, &lab, &key, &stored, controls.key_expires_at()).await?;
-    steps.record(StepKind::ResponseSaved);
-    Ok(stored.first_response())
 }

@@ -1,22 +1,6 @@
 //! Runs the naive order server alone, without the page:
 //! `cargo run -p naive-server -- --help`.
 
-use clap::Parser;
-use lab_core::StandaloneArgs;
-use lab_core::standalone::run_alone;
-use naive_server::NaiveServer;
-
-/// The naive order server alone: POST/GET/DELETE /orders, checking the
-/// Idempotency-Key with a look-up before creating the order (it races, on purpose).
-#[derive(Parser)]
-#[command(version)]
-struct Args {
-    #[command(flatten)]
-    server: StandaloneArgs,
-}
-
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    run_alone::<NaiveServer>(Args::parse().server).await?;
-    Ok(())
+fn main() -> std::process::ExitCode {
+    lab_core::standalone::main::<naive_server::NaiveServer>(env!("CARGO_PKG_DESCRIPTION"))
 }

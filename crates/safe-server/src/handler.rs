@@ -4,97 +4,99 @@
 //! first) and `transactional-server/src/handler.rs` (the same claim, but
 //! all three steps commit together).
 
-use axum::extract::State;
 use axum::response::Response;
-use lab_core::{Db, LabError, OrderRequest, ServerState, Steps, StoredResponse, run_order_flow};
+use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerStorage, Steps, StoredResponse};
 use lab_wire::{IdempotencyKey, KeyFound, LabId, StepKind};
 
 use crate::store::{self, Claim, ClaimTerms, KeyState};
 
-/// `POST /orders`: create an order unless another request already claimed this key.
-pub async fn create_order(
-    State(state): State<ServerState>,
-    request: OrderRequest,
-) -> Result<Response, LabError> {
-    run_order_flow(state, request, place_order).await
-}
+/// The safe server: the article's fix. Claims the key in a UNIQUE column first, then creates the order, then saves the answer, three statements.
+pub struct SafeServer;
 
-/// The flow itself, run to the end by [`create_order`] even if the client leaves.
-pub async fn place_order(
-    db: Db,
-    request: OrderRequest,
-    steps: Steps,
-) -> Result<Response, LabError> {
-    let fingerprint = request.fingerprint();
-    let OrderRequest {
-        lab,
-        key,
-        order,
-        controls,
-    } = request;
+impl OrderServer for SafeServer {
+    const NAME: &'static str = "safe";
+    const STORAGE: &'static ServerStorage = &store::STORAGE;
 
-    // Step 1: claim the key. Of any number of requests racing here, the
-    // UNIQUE constraint lets exactly one insert succeed; every other one gets
-    // a unique violation. No `if` of ours decides this, so no timing can fool it.
-    let terms = ClaimTerms {
-        fingerprint: &fingerprint,
-        expires_at: controls.key_expires_at(),
-        locked_until: controls.locked_until(),
-    };
-    match store::claim_key(&db, &lab, &key, &terms).await? {
-        Claim::AlreadyClaimed => {
-            steps.record(StepKind::KeyConflict);
-            return answer_duplicate(&db, &lab, &key, &fingerprint, &steps).await;
-        }
-        Claim::Won => steps.record(StepKind::KeyClaimed),
-        Claim::TookOver { claimed_at } => {
-            steps.record(StepKind::ClaimTakenOver);
-            // The request that claimed the key died without answering, but
-            // it may have written its order first (the three steps are three
-            // statements). Finish its work instead of doing it twice.
-            if let Some(earlier) = store::order_written_since(&db, &lab, &key, claimed_at).await? {
-                steps.record(StepKind::OrderRecovered);
-                let stored = StoredResponse::created(&earlier);
-                store::save_response(&db, &lab, &key, &stored).await?;
-                steps.record(StepKind::ResponseSaved);
-                return Ok(stored.replay());
+    /// The flow of `POST /orders`, run to the end even if the client leaves.
+    async fn place_order(
+        db: Db,
+        request: OrderRequest,
+        steps: Steps,
+    ) -> Result<Response, LabError> {
+        let fingerprint = request.fingerprint();
+        let OrderRequest {
+            lab,
+            key,
+            order,
+            controls,
+        } = request;
+
+        // Step 1: claim the key. Of any number of requests racing here, the
+        // UNIQUE constraint lets exactly one insert succeed; every other one gets
+        // a unique violation. No `if` of ours decides this, so no timing can fool it.
+        let terms = ClaimTerms {
+            fingerprint: &fingerprint,
+            expires_at: controls.key_expires_at(),
+            locked_until: controls.locked_until(),
+        };
+        match store::claim_key(&db, &lab, &key, &terms).await? {
+            Claim::AlreadyClaimed => {
+                steps.record(StepKind::KeyConflict);
+                return answer_duplicate(&db, &lab, &key, &fingerprint, &steps).await;
             }
-        }
-    }
-
-    // The same race window as the naive server's: harmless here, since
-    // every latecomer already lost the claim.
-    controls.slow_part(&steps).await;
-
-    // Step 2: do the work. If it fails, release the claim so that a retry
-    // is not stuck behind a key that will never get an answer.
-    let created = match store::ORDER_TABLES
-        .insert_order(&db, &lab, &key, &order)
-        .await
-    {
-        Ok(created) => created,
-        Err(error) => {
-            match store::release_key(&db, &lab, &key).await {
-                Ok(()) => steps.record(StepKind::KeyReleased),
-                Err(release_error) => {
-                    tracing::error!(%release_error, key = %key, "could not release the key of a failed order")
+            Claim::Won => steps.record(StepKind::KeyClaimed),
+            Claim::TookOver { claimed_at } => {
+                steps.record(StepKind::ClaimTakenOver);
+                // The request that claimed the key died without answering, but
+                // it may have written its order first (the three steps are three
+                // statements). Finish its work instead of doing it twice.
+                if let Some(earlier) =
+                    store::order_written_since(&db, &lab, &key, claimed_at).await?
+                {
+                    steps.record(StepKind::OrderRecovered);
+                    let stored = StoredResponse::created(&earlier);
+                    store::save_response(&db, &lab, &key, &stored).await?;
+                    steps.record(StepKind::ResponseSaved);
+                    return Ok(stored.replay());
                 }
             }
-            return Err(error.into());
         }
-    };
-    steps.record(StepKind::OrderInserted);
-    if controls.crashes_after_create() {
-        // A crashed process cleans nothing up: the order stays, the claim
-        // stays unanswered, and retries get 409 until its lock runs out.
-        return Err(LabError::SimulatedCrash);
-    }
 
-    // Step 3: save the answer on the key, for retries to replay.
-    let stored = StoredResponse::created(&created);
-    store::save_response(&db, &lab, &key, &stored).await?;
-    steps.record(StepKind::ResponseSaved);
-    Ok(stored.first_response())
+        // The same race window as the naive server's: harmless here, since
+        // every latecomer already lost the claim.
+        controls.slow_part(&steps).await;
+
+        // Step 2: do the work. If it fails, release the claim so that a retry
+        // is not stuck behind a key that will never get an answer.
+        let created = match store::STORAGE
+            .order_tables
+            .insert_order(&db, &lab, &key, &order)
+            .await
+        {
+            Ok(created) => created,
+            Err(error) => {
+                match store::release_key(&db, &lab, &key).await {
+                    Ok(()) => steps.record(StepKind::KeyReleased),
+                    Err(release_error) => {
+                        tracing::error!(%release_error, key = %key, "could not release the key of a failed order")
+                    }
+                }
+                return Err(error.into());
+            }
+        };
+        steps.record(StepKind::OrderInserted);
+        if controls.crashes_after_create() {
+            // A crashed process cleans nothing up: the order stays, the claim
+            // stays unanswered, and retries get 409 until its lock runs out.
+            return Err(LabError::SimulatedCrash);
+        }
+
+        // Step 3: save the answer on the key, for retries to replay.
+        let stored = StoredResponse::created(&created);
+        store::save_response(&db, &lab, &key, &stored).await?;
+        steps.record(StepKind::ResponseSaved);
+        Ok(stored.first_response())
+    }
 }
 
 /// The answer for a request whose key someone else claimed.

@@ -2,8 +2,11 @@
 //! SQLite and PostgreSQL (see `lab_core::with_pool!`).
 
 use chrono::{DateTime, SubsecRound, Utc};
+use lab_core::cleanup::ExpiredKeys;
 use lab_core::orders::{OrderRow, order_from_row};
-use lab_core::{Db, OrderTables, StoredResponse, with_pool, with_reader};
+use lab_core::{
+    Db, Migrations, OrderTables, ServerStorage, StoredResponse, with_pool, with_reader,
+};
 use lab_wire::{IdempotencyKey, LabId, Order};
 
 /// Who got the key: this request, or an earlier one.
@@ -260,19 +263,27 @@ pub async fn release_key(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Re
     Ok(())
 }
 
-/// Deletes up to `$2` answered keys that expired before `$1`. Unanswered
-/// claims are left alone: their request is still running (or crashed).
-pub const DELETE_EXPIRED_KEYS: &str = "DELETE FROM safe_idempotency_keys \
+/// Where the safe server keeps its orders and keys.
+pub static STORAGE: ServerStorage = ServerStorage {
+    order_tables: OrderTables {
+        insert_order: "INSERT INTO safe_orders (id, lab_id, item, amount_cents, idempotency_key, created_at) \
+                       VALUES ($1, $2, $3, $4, $5, $6)",
+        list_orders: "SELECT id, item, amount_cents, idempotency_key, created_at FROM safe_orders \
+                      WHERE lab_id = $1 ORDER BY seq",
+        delete_keys: "DELETE FROM safe_idempotency_keys WHERE lab_id = $1",
+        delete_orders: "DELETE FROM safe_orders WHERE lab_id = $1",
+    },
+    expired_keys: ExpiredKeys {
+        table: "safe_idempotency_keys",
+        // Deletes up to `$2` answered keys that expired before `$1`. Unanswered
+        // claims are left alone: their request is still running (or crashed).
+        delete_batch: "DELETE FROM safe_idempotency_keys \
      WHERE expires_at <= $1 AND status_code IS NOT NULL \
      AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key FROM safe_idempotency_keys \
-     WHERE expires_at <= $1 AND status_code IS NOT NULL LIMIT $2)";
-
-/// The safe server's orders table, and how to forget a lab.
-pub static ORDER_TABLES: OrderTables = OrderTables {
-    insert_order: "INSERT INTO safe_orders (id, lab_id, item, amount_cents, idempotency_key, created_at) \
-                   VALUES ($1, $2, $3, $4, $5, $6)",
-    list_orders: "SELECT id, item, amount_cents, idempotency_key, created_at FROM safe_orders \
-                  WHERE lab_id = $1 ORDER BY seq",
-    delete_keys: "DELETE FROM safe_idempotency_keys WHERE lab_id = $1",
-    delete_orders: "DELETE FROM safe_orders WHERE lab_id = $1",
+     WHERE expires_at <= $1 AND status_code IS NOT NULL LIMIT $2)",
+    },
+    migrations: || Migrations {
+        sqlite: sqlx::migrate!("migrations/sqlite"),
+        postgres: sqlx::migrate!("migrations/postgres"),
+    },
 };

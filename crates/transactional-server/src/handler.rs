@@ -2,100 +2,100 @@
 //! transaction. Read it beside `safe-server/src/handler.rs`: the same
 //! UNIQUE claim, but nothing is visible to anyone until all of it commits.
 
-use axum::extract::State;
 use axum::response::Response;
-use lab_core::{Db, LabError, OrderRequest, ServerState, Steps, StoredResponse, run_order_flow};
+use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerStorage, Steps, StoredResponse};
 use lab_wire::{IdempotencyKey, KeyFound, LabId, StepKind};
 
 use crate::store::{self, Claim};
 
-/// `POST /orders`: create an order unless a committed request already holds this key.
-pub async fn create_order(
-    State(state): State<ServerState>,
-    request: OrderRequest,
-) -> Result<Response, LabError> {
-    run_order_flow(state, request, place_order).await
-}
+/// The transactional server: claims the key in a UNIQUE column, creates the order and saves the answer in one transaction.
+pub struct TransactionalServer;
 
-/// The flow itself, run to the end by [`create_order`] even if the client leaves.
-pub async fn place_order(
-    db: Db,
-    request: OrderRequest,
-    steps: Steps,
-) -> Result<Response, LabError> {
-    let fingerprint = request.fingerprint();
-    let OrderRequest {
-        lab,
-        key,
-        order,
-        controls,
-    } = request;
+impl OrderServer for TransactionalServer {
+    const NAME: &'static str = "transactional";
+    const STORAGE: &'static ServerStorage = &store::STORAGE;
 
-    // A quick look first, so a retry of a finished request is answered
-    // without opening a transaction. It only ever finds committed answers;
-    // it decides nothing about requests still running.
-    let found = store::find_answer(&db, &lab, &key).await?;
-    steps.record(StepKind::KeyLookedUp {
-        found: if found.is_some() {
-            KeyFound::Answer
-        } else {
-            KeyFound::Nothing
-        },
-    });
-    if let Some((claimed_by, stored)) = found {
-        return replay_if_same_request(stored, &claimed_by, &fingerprint);
+    /// The flow of `POST /orders`, run to the end even if the client leaves.
+    async fn place_order(
+        db: Db,
+        request: OrderRequest,
+        steps: Steps,
+    ) -> Result<Response, LabError> {
+        let fingerprint = request.fingerprint();
+        let OrderRequest {
+            lab,
+            key,
+            order,
+            controls,
+        } = request;
+
+        // A quick look first, so a retry of a finished request is answered
+        // without opening a transaction. It only ever finds committed answers;
+        // it decides nothing about requests still running.
+        let found = store::find_answer(&db, &lab, &key).await?;
+        steps.record(StepKind::KeyLookedUp {
+            found: if found.is_some() {
+                KeyFound::Answer
+            } else {
+                KeyFound::Nothing
+            },
+        });
+        if let Some((claimed_by, stored)) = found {
+            return replay_if_same_request(stored, &claimed_by, &fingerprint);
+        }
+
+        // Where the slow part runs is a choice about locks. On PostgreSQL a
+        // transaction holding a new key blocks only a duplicate of that key, so
+        // the slow part runs inside it and a duplicate waits for the answer. On
+        // SQLite any open write transaction holds the one writer of the whole
+        // file, every learner's lab included: there the slow part runs first,
+        // so the transaction lasts milliseconds (racing duplicates then each
+        // wait, and the constraint still lets one order through).
+        let slow_part_in_transaction = db.locks_only_written_rows();
+        if !slow_part_in_transaction {
+            controls.slow_part(&steps).await;
+        }
+
+        // Step 1: claim the key, inside the transaction. The UNIQUE constraint
+        // refuses a second claim, and PostgreSQL makes a racing insert of the
+        // same key wait until this transaction ends, to see whether it committed.
+        let mut tx = db.begin().await?;
+        steps.record(StepKind::TransactionBegun);
+        let terms = store::ClaimTerms {
+            fingerprint: &fingerprint,
+            expires_at: controls.key_expires_at(),
+        };
+        if store::claim_key(&mut tx, &lab, &key, &terms).await? == Claim::AlreadyClaimed {
+            steps.record(StepKind::KeyConflict);
+            roll_back(tx, &steps).await;
+            return answer_duplicate(&db, &lab, &key, &fingerprint).await;
+        }
+        steps.record(StepKind::KeyClaimed);
+        if slow_part_in_transaction {
+            controls.slow_part(&steps).await;
+        }
+
+        // Step 2: do the work, in the same transaction.
+        let created = store::STORAGE
+            .order_tables
+            .insert_order_in(&mut tx, &lab, &key, &order)
+            .await?;
+        steps.record(StepKind::OrderInserted);
+        if controls.crashes_after_create() {
+            // The transaction never commits: the database throws away the claim
+            // and the order together, and the retry finds nothing in its way.
+            drop(tx);
+            return Err(LabError::SimulatedCrash);
+        }
+
+        // Step 3: save the answer on the key, and commit all three at once.
+        let stored = StoredResponse::created(&created);
+        store::save_response(&mut tx, &lab, &key, &stored).await?;
+        steps.record(StepKind::ResponseSaved);
+        tx.commit().await?;
+        steps.record(StepKind::Committed);
+        Ok(stored.first_response())
     }
-
-    // Where the slow part runs is a choice about locks. On PostgreSQL a
-    // transaction holding a new key blocks only a duplicate of that key, so
-    // the slow part runs inside it and a duplicate waits for the answer. On
-    // SQLite any open write transaction holds the one writer of the whole
-    // file, every learner's lab included: there the slow part runs first,
-    // so the transaction lasts milliseconds (racing duplicates then each
-    // wait, and the constraint still lets one order through).
-    let slow_part_in_transaction = db.locks_only_written_rows();
-    if !slow_part_in_transaction {
-        controls.slow_part(&steps).await;
-    }
-
-    // Step 1: claim the key, inside the transaction. The UNIQUE constraint
-    // refuses a second claim, and PostgreSQL makes a racing insert of the
-    // same key wait until this transaction ends, to see whether it committed.
-    let mut tx = db.begin().await?;
-    steps.record(StepKind::TransactionBegun);
-    let terms = store::ClaimTerms {
-        fingerprint: &fingerprint,
-        expires_at: controls.key_expires_at(),
-    };
-    if store::claim_key(&mut tx, &lab, &key, &terms).await? == Claim::AlreadyClaimed {
-        steps.record(StepKind::KeyConflict);
-        roll_back(tx, &steps).await;
-        return answer_duplicate(&db, &lab, &key, &fingerprint).await;
-    }
-    steps.record(StepKind::KeyClaimed);
-    if slow_part_in_transaction {
-        controls.slow_part(&steps).await;
-    }
-
-    // Step 2: do the work, in the same transaction.
-    let created = store::ORDER_TABLES
-        .insert_order_in(&mut tx, &lab, &key, &order)
-        .await?;
-    steps.record(StepKind::OrderInserted);
-    if controls.crashes_after_create() {
-        // The transaction never commits: the database throws away the claim
-        // and the order together, and the retry finds nothing in its way.
-        drop(tx);
-        return Err(LabError::SimulatedCrash);
-    }
-
-    // Step 3: save the answer on the key, and commit all three at once.
-    let stored = StoredResponse::created(&created);
-    store::save_response(&mut tx, &lab, &key, &stored).await?;
-    steps.record(StepKind::ResponseSaved);
-    tx.commit().await?;
-    steps.record(StepKind::Committed);
-    Ok(stored.first_response())
 }
 
 async fn roll_back(tx: lab_core::DbTx, steps: &Steps) {

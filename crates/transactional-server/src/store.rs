@@ -3,7 +3,10 @@
 //! inside the request's one transaction (`lab_core::with_tx!`).
 
 use chrono::{DateTime, SubsecRound, Utc};
-use lab_core::{Db, DbTx, OrderTables, StoredResponse, with_reader, with_tx};
+use lab_core::cleanup::ExpiredKeys;
+use lab_core::{
+    Db, DbTx, Migrations, OrderTables, ServerStorage, StoredResponse, with_reader, with_tx,
+};
 use lab_wire::{IdempotencyKey, LabId};
 
 /// Who got the key: this request, or a committed earlier one.
@@ -121,20 +124,28 @@ pub async fn save_response(
     Ok(())
 }
 
-/// Deletes up to `$2` keys that expired before `$1`. Every committed key
-/// has its answer, so there are no half-done claims to spare.
-pub const DELETE_EXPIRED_KEYS: &str = "DELETE FROM transactional_idempotency_keys \
+/// Where the transactional server keeps its orders and keys.
+pub static STORAGE: ServerStorage = ServerStorage {
+    order_tables: OrderTables {
+        insert_order: "INSERT INTO transactional_orders \
+                       (id, lab_id, item, amount_cents, idempotency_key, created_at) \
+                       VALUES ($1, $2, $3, $4, $5, $6)",
+        list_orders: "SELECT id, item, amount_cents, idempotency_key, created_at \
+                      FROM transactional_orders WHERE lab_id = $1 ORDER BY seq",
+        delete_keys: "DELETE FROM transactional_idempotency_keys WHERE lab_id = $1",
+        delete_orders: "DELETE FROM transactional_orders WHERE lab_id = $1",
+    },
+    expired_keys: ExpiredKeys {
+        table: "transactional_idempotency_keys",
+        // Deletes up to `$2` keys that expired before `$1`. Every committed key
+        // has its answer, so there are no half-done claims to spare.
+        delete_batch: "DELETE FROM transactional_idempotency_keys \
      WHERE expires_at <= $1 \
      AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key \
-     FROM transactional_idempotency_keys WHERE expires_at <= $1 LIMIT $2)";
-
-/// The transactional server's orders table, and how to forget a lab.
-pub static ORDER_TABLES: OrderTables = OrderTables {
-    insert_order: "INSERT INTO transactional_orders \
-                   (id, lab_id, item, amount_cents, idempotency_key, created_at) \
-                   VALUES ($1, $2, $3, $4, $5, $6)",
-    list_orders: "SELECT id, item, amount_cents, idempotency_key, created_at \
-                  FROM transactional_orders WHERE lab_id = $1 ORDER BY seq",
-    delete_keys: "DELETE FROM transactional_idempotency_keys WHERE lab_id = $1",
-    delete_orders: "DELETE FROM transactional_orders WHERE lab_id = $1",
+     FROM transactional_idempotency_keys WHERE expires_at <= $1 LIMIT $2)",
+    },
+    migrations: || Migrations {
+        sqlite: sqlx::migrate!("migrations/sqlite"),
+        postgres: sqlx::migrate!("migrations/postgres"),
+    },
 };

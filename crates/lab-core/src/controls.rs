@@ -1,0 +1,198 @@
+//! The demo controls a request can carry (`Lab-Delay-Ms`, `Lab-Fault`,
+//! `Lab-Key-Retention-Secs`, `Lab-Lock-Timeout-Secs`, `Lab-Cancellation`):
+//! how a learner makes the server slow, faulty or forgetful on purpose.
+
+use std::time::Duration;
+
+use axum::http::HeaderMap;
+use lab_wire::StepKind;
+use lab_wire::headers::{
+    DEFAULT_KEY_RETENTION_SECS, DEFAULT_LOCK_TIMEOUT_SECS, LAB_CANCELLATION, LAB_DELAY_MS,
+    LAB_FAULT, LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS, MAX_DELAY_MS, MAX_KEY_RETENTION_SECS,
+    MAX_LOCK_TIMEOUT_SECS,
+};
+
+use crate::headers::{number_header, single_header};
+use crate::steps::Steps;
+use crate::{Fault, LabError};
+
+/// The demo controls a request carries: the race window, a fault, and how
+/// long its key is kept.
+#[derive(Debug, Clone, Copy)]
+pub struct DemoControls {
+    /// How long to pause between looking at the key and creating the order.
+    pub delay: Duration,
+    /// A fault to inject, if any.
+    pub fault: Option<Fault>,
+    /// How long the key is kept; a retry after that is a new request.
+    pub key_retention: Duration,
+    /// How long an unanswered claim blocks retries before one may take it over.
+    pub lock_timeout: Duration,
+    /// Whether the work stops when the client hangs up, instead of finishing.
+    pub cancel_on_disconnect: bool,
+}
+
+impl Default for DemoControls {
+    fn default() -> Self {
+        Self {
+            delay: Duration::ZERO,
+            fault: None,
+            key_retention: Duration::from_secs(DEFAULT_KEY_RETENTION_SECS),
+            lock_timeout: Duration::from_secs(DEFAULT_LOCK_TIMEOUT_SECS),
+            cancel_on_disconnect: false,
+        }
+    }
+}
+
+impl DemoControls {
+    /// When a key stored now stops counting.
+    pub fn key_expires_at(&self) -> chrono::DateTime<chrono::Utc> {
+        from_now(self.key_retention)
+    }
+
+    /// Until when a claim made now blocks retries if it is never answered.
+    pub fn locked_until(&self) -> chrono::DateTime<chrono::Utc> {
+        from_now(self.lock_timeout)
+    }
+
+    /// Whether the request asked the server to crash right after creating the order.
+    pub fn crashes_after_create(&self) -> bool {
+        self.fault == Some(Fault::CrashAfterCreate)
+    }
+
+    /// Waits for the requested race window, if any.
+    pub async fn pause(&self) {
+        if !self.delay.is_zero() {
+            tokio::time::sleep(self.delay).await;
+        }
+    }
+
+    /// The slow part of the work (the race window), reported as a step.
+    pub async fn slow_part(&self, steps: &Steps) {
+        if !self.delay.is_zero() {
+            steps.record(StepKind::SlowPartStarted {
+                ms: u64::try_from(self.delay.as_millis()).unwrap_or(u64::MAX),
+            });
+        }
+        self.pause().await;
+    }
+
+    /// The controls `headers` ask for; a bad value is the client's 4xx.
+    pub fn from_headers(headers: &HeaderMap) -> Result<Self, LabError> {
+        let delay = number_header(
+            headers,
+            LAB_DELAY_MS,
+            "Lab-Delay-Ms",
+            0..=MAX_DELAY_MS,
+            LabError::InvalidDelay,
+        )?
+        .map_or(Duration::ZERO, Duration::from_millis);
+        let fault = single_header(headers, LAB_FAULT, "Lab-Fault")?
+            .map(|value| Fault::parse(&String::from_utf8_lossy(value.as_bytes())))
+            .transpose()?;
+        let key_retention = number_header(
+            headers,
+            LAB_KEY_RETENTION_SECS,
+            "Lab-Key-Retention-Secs",
+            1..=MAX_KEY_RETENTION_SECS,
+            LabError::InvalidRetention,
+        )?
+        .map_or(
+            Duration::from_secs(DEFAULT_KEY_RETENTION_SECS),
+            Duration::from_secs,
+        );
+        let lock_timeout = number_header(
+            headers,
+            LAB_LOCK_TIMEOUT_SECS,
+            "Lab-Lock-Timeout-Secs",
+            1..=MAX_LOCK_TIMEOUT_SECS,
+            LabError::InvalidLockTimeout,
+        )?
+        .map_or(
+            Duration::from_secs(DEFAULT_LOCK_TIMEOUT_SECS),
+            Duration::from_secs,
+        );
+        let cancel_on_disconnect =
+            match single_header(headers, LAB_CANCELLATION, "Lab-Cancellation")? {
+                None => false,
+                Some(value) => match String::from_utf8_lossy(value.as_bytes()).trim() {
+                    "finish" => false,
+                    "on-disconnect" => true,
+                    other => return Err(LabError::InvalidCancellation(other.to_owned())),
+                },
+            };
+        Ok(Self {
+            delay,
+            fault,
+            key_retention,
+            lock_timeout,
+            cancel_on_disconnect,
+        })
+    }
+}
+
+fn from_now(duration: Duration) -> chrono::DateTime<chrono::Utc> {
+    let duration = chrono::Duration::from_std(duration).unwrap_or(chrono::Duration::MAX);
+    chrono::Utc::now()
+        .checked_add_signed(duration)
+        .unwrap_or(chrono::DateTime::<chrono::Utc>::MAX_UTC)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::headers::header_map as headers;
+
+    #[test]
+    fn delays_above_ten_seconds_and_negative_delays_are_refused() {
+        let ok = DemoControls::from_headers(&headers(&[("lab-delay-ms", "200")])).unwrap();
+        assert_eq!(ok.delay, Duration::from_millis(200));
+        for bad in ["10001", "-1", "soon", "1.5"] {
+            assert!(
+                matches!(
+                    DemoControls::from_headers(&headers(&[("lab-delay-ms", bad)])),
+                    Err(LabError::InvalidDelay(_))
+                ),
+                "{bad} was accepted"
+            );
+        }
+    }
+
+    #[test]
+    fn key_retention_defaults_to_a_day_and_accepts_one_second_to_thirty_days() {
+        assert_eq!(
+            DemoControls::from_headers(&HeaderMap::new())
+                .unwrap()
+                .key_retention,
+            Duration::from_secs(86_400)
+        );
+        let short =
+            DemoControls::from_headers(&headers(&[("lab-key-retention-secs", "2")])).unwrap();
+        assert_eq!(short.key_retention, Duration::from_secs(2));
+        for bad in ["0", "2592001", "soon", "-5"] {
+            assert!(
+                matches!(
+                    DemoControls::from_headers(&headers(&[("lab-key-retention-secs", bad)])),
+                    Err(LabError::InvalidRetention(_))
+                ),
+                "{bad} was accepted"
+            );
+        }
+    }
+
+    #[test]
+    fn work_finishes_by_default_and_stops_on_disconnect_only_when_asked() {
+        assert!(
+            !DemoControls::from_headers(&HeaderMap::new())
+                .unwrap()
+                .cancel_on_disconnect
+        );
+        let asked =
+            DemoControls::from_headers(&headers(&[("lab-cancellation", "on-disconnect")])).unwrap();
+        assert!(asked.cancel_on_disconnect);
+        assert!(matches!(
+            DemoControls::from_headers(&headers(&[("lab-cancellation", "maybe")])),
+            Err(LabError::InvalidCancellation(_))
+        ));
+    }
+}

@@ -1,0 +1,77 @@
+//! What makes an order server: a name, where it keeps its keys and orders,
+//! and its `POST /orders` flow. Everything else (routes, the step stream,
+//! running alone or inside the launcher) comes from here, so a server's
+//! crate holds only its handler, its store and its migrations.
+
+use axum::Router;
+use axum::response::Response;
+use sqlx::migrate::Migrator;
+
+use crate::cleanup::ExpiredKeys;
+use crate::orders::OrderTables;
+use crate::request::OrderRequest;
+use crate::routes::order_routes;
+use crate::state::ServerState;
+use crate::steps::Steps;
+use crate::{Db, LabError};
+
+/// A server's migrations, one folder per backend so column types stay native.
+#[derive(Debug)]
+pub struct Migrations {
+    /// The SQLite migrations.
+    pub sqlite: Migrator,
+    /// The PostgreSQL migrations.
+    pub postgres: Migrator,
+}
+
+/// Where a server keeps its orders and keys: the SQL the shared code runs
+/// for it, and its migrations.
+#[derive(Debug)]
+pub struct ServerStorage {
+    /// Its orders table, and how to forget a lab.
+    pub order_tables: OrderTables,
+    /// How the cleanup job deletes its expired keys.
+    pub expired_keys: ExpiredKeys,
+    /// Its migrations (`sqlx::migrate!` paths are relative to the server's crate).
+    pub migrations: fn() -> Migrations,
+}
+
+/// One order server, as the launcher, the benchmark and the standalone
+/// binaries see it.
+pub trait OrderServer: Sized + 'static {
+    /// A short name for URLs and messages, e.g. `naive`.
+    const NAME: &'static str;
+
+    /// Where the server keeps its orders and keys.
+    const STORAGE: &'static ServerStorage;
+
+    /// The server's `POST /orders` flow without HTTP around it: the steps
+    /// that tell the designs apart. The benchmark's baseline calls it directly.
+    fn place_order(
+        db: Db,
+        request: OrderRequest,
+        steps: Steps,
+    ) -> impl Future<Output = Result<Response, LabError>> + Send + 'static;
+
+    /// The server's state over `db`, with a step hub of its own.
+    fn state(db: Db) -> ServerState {
+        ServerState::new(db, &Self::STORAGE.order_tables)
+    }
+
+    /// The server's routes over `state`: `POST /orders` through
+    /// [`Self::place_order`], and what every server serves besides.
+    fn routes(state: ServerState) -> Router {
+        order_routes(state, Self::place_order)
+    }
+
+    /// The server's routes over `db`, with a step hub of their own.
+    fn router(db: Db) -> Router {
+        Self::routes(Self::state(db))
+    }
+
+    /// Creates or updates the server's tables.
+    fn migrate(db: &Db) -> impl Future<Output = Result<(), LabError>> + Send {
+        let Migrations { sqlite, postgres } = (Self::STORAGE.migrations)();
+        db.migrate(sqlite, postgres)
+    }
+}
