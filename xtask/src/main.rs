@@ -1,6 +1,7 @@
 //! `cargo xtask run` starts the lab; `cargo xtask test` runs every test.
 //! Each installs what it needs that is missing and says what it is doing.
 
+mod layout;
 mod postgres;
 mod shell;
 mod tools;
@@ -27,6 +28,8 @@ enum Task {
         #[arg(last = true)]
         lab_args: Vec<String>,
     },
+    /// Check that no files of a crate import each other in a cycle, and that no file is over 400 lines
+    CheckLayout,
     /// Install what is missing, start PostgreSQL if needed, then run lints and every test
     Test {
         /// Skip `cargo fmt --check` and `cargo clippy`
@@ -41,6 +44,10 @@ fn main() -> Result<()> {
     std::env::set_current_dir(&root)?;
     match Cli::parse().task {
         Task::Run { lab_args } => run(&root, &lab_args),
+        Task::CheckLayout => {
+            println!("{}", layout::check(&root)?);
+            Ok(())
+        }
         Task::Test { no_lint } => test(&root, !no_lint),
     }
 }
@@ -91,6 +98,7 @@ fn test(root: &Path, lint: bool) -> Result<()> {
         },
     );
     if lint {
+        println!("{}", layout::check(root)?);
         cargo(&["fmt", "--all", "--", "--check"])?;
         cargo(&["clippy", "--all-targets", "--", "-D", "warnings"])?;
         cargo(&[

@@ -138,21 +138,22 @@ fn report_bundle_size(dist: &Path) -> Result<()> {
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
         .find(|path| path.extension().is_some_and(|ext| ext == "wasm"))
         .context("Trunk produced no .wasm file")?;
-    let raw = std::fs::metadata(&wasm)?.len();
-    let gzipped = command("sh")
-        .arg("-c")
-        .arg(format!("gzip -9 -c '{}' | wc -c", wasm.display()))
-        .output_text()
-        .and_then(|text| text.trim().parse::<u64>().ok());
-    match gzipped {
-        Some(gz) => say(&format!(
-            "Page bundle: {:.1} KB wasm, {:.1} KB gzipped",
-            kb(raw),
-            kb(gz)
-        )),
-        None => say(&format!("Page bundle: {:.1} KB wasm", kb(raw))),
-    }
+    let bytes = std::fs::read(&wasm)?;
+    say(&format!(
+        "Page bundle: {:.1} KB wasm, {:.1} KB gzipped",
+        kb(bytes.len() as u64),
+        kb(gzipped_size(&bytes)?)
+    ));
     Ok(())
+}
+
+/// How many bytes `data` takes gzipped at the best level, as `gzip -9` gives it
+/// (what a server sends with `Content-Encoding: gzip`).
+fn gzipped_size(data: &[u8]) -> Result<u64> {
+    use std::io::Write;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(data)?;
+    Ok(encoder.finish()?.len() as u64)
 }
 
 fn kb(bytes: u64) -> f64 {

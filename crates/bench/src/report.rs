@@ -1,6 +1,6 @@
 //! The benchmark's results as a table, as CSV, and against its goals.
 
-use crate::CellResult;
+use crate::config::CellResult;
 
 fn find<'a>(results: &'a [CellResult], like: &CellResult, target: &str) -> Option<&'a CellResult> {
     results.iter().find(|r| {

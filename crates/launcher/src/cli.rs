@@ -122,9 +122,9 @@ struct ProbeArgs {
     /// How long one request may take, in seconds
     #[arg(long, default_value_t = 15)]
     timeout_secs: u64,
-    /// Print a JSON report instead of the table
-    #[arg(long)]
-    json: bool,
+    /// Print a JSON report instead of the table; with FILE, save the report there and print the table too
+    #[arg(long, value_name = "FILE", num_args = 0..=1)]
+    json: Option<Option<std::path::PathBuf>>,
 }
 
 impl Cli {
@@ -201,13 +201,16 @@ async fn probe(args: ProbeArgs) -> ExitCode {
         Ok(report) => report,
         Err(error) => return cannot_run(error.to_string()),
     };
-    if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).expect("a report always serialises")
-        );
-    } else {
-        print!("{}", report.to_table());
+    let json = serde_json::to_string_pretty(&report).expect("a report always serialises");
+    match &args.json {
+        Some(None) => println!("{json}"),
+        Some(Some(path)) => {
+            if let Err(error) = std::fs::write(path, json) {
+                return cannot_run(format!("cannot write {}: {error}", path.display()));
+            }
+            print!("{}", report.to_table());
+        }
+        None => print!("{}", report.to_table()),
     }
     ExitCode::from(report.exit_code() as u8)
 }

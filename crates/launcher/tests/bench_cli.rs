@@ -74,11 +74,6 @@ fn a_quick_bench_counts_orders_and_shows_naive_duplicates_on_both_storages() {
             cell["requests_per_second"].as_f64().unwrap() > 0.0,
             "{cell}"
         );
-        assert_eq!(
-            number(cell, "duplicates"),
-            number(cell, "orders") - distinct_keys_stored(cell),
-            "{cell}"
-        );
     }
     for cell in cells(&report, "unique", "") {
         assert_eq!(
@@ -108,10 +103,4 @@ fn a_quick_bench_counts_orders_and_shows_naive_duplicates_on_both_storages() {
 
     let _ = std::fs::remove_file(json_file);
     let _ = std::fs::remove_file(csv_file);
-}
-
-/// Every key sent had its order stored (no request failed), so the distinct
-/// keys stored equal the keys sent.
-fn distinct_keys_stored(cell: &Value) -> u64 {
-    number(cell, "keys")
 }

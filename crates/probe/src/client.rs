@@ -7,7 +7,7 @@ use std::time::Duration;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use tokio::io::AsyncWriteExt;
 
-use crate::{ProbeConfig, ProbeError};
+use crate::config::{ProbeConfig, ProbeError};
 
 /// What one request got back.
 #[derive(Debug, Clone)]
@@ -20,6 +20,8 @@ pub enum Answer {
         replayed: bool,
         /// The created resource's id (or the whole body if it has no id field).
         resource: Option<String>,
+        /// How long its `Retry-After` header asks the client to wait, if it has one.
+        retry_after: Option<Duration>,
     },
     /// No response: the connection failed or timed out.
     Failed(String),
@@ -125,11 +127,17 @@ impl Client {
                     .headers()
                     .get("idempotent-replayed")
                     .is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"true"));
+                let retry_after = response
+                    .headers()
+                    .get(reqwest::header::RETRY_AFTER)
+                    .and_then(|value| value.to_str().ok())
+                    .and_then(retry_after_seconds);
                 let text = response.text().await.unwrap_or_default();
                 Answer::Response {
                     status,
                     replayed,
                     resource: self.resource_of(&text),
+                    retry_after,
                 }
             }
             Err(error) => Answer::Failed(short_error(&error)),
@@ -141,14 +149,10 @@ impl Client {
     pub async fn post_until_settled(&self, key: &str, body: &serde_json::Value) -> Answer {
         let mut answer = self.post(Key::Value(key), body, &[]).await;
         for attempt in 0..5u32 {
-            let retry = matches!(answer, Answer::Failed(_)) || answer.status() == Some(409);
-            if !retry {
+            let Some(pause) = pause_before_retry(&answer, attempt) else {
                 break;
-            }
-            tokio::time::sleep(
-                Duration::from_millis(250 * 2u64.pow(attempt)).min(Duration::from_secs(2)),
-            )
-            .await;
+            };
+            tokio::time::sleep(pause).await;
             answer = self.post(Key::Value(key), body, &[]).await;
         }
         answer
@@ -210,6 +214,31 @@ impl Client {
     }
 }
 
+/// The longest the probe waits before one retry, whatever `Retry-After` asks.
+const LONGEST_PAUSE: Duration = Duration::from_secs(5);
+
+/// How long to wait before retrying after `answer` (the `attempt`-th
+/// retry, from 0), or `None` if it needs no retry. A `409` is waited out as
+/// its `Retry-After` asks (at most [`LONGEST_PAUSE`]); without one, and after
+/// a failed connection, the pause starts at 250 ms and doubles, up to 2 s.
+pub fn pause_before_retry(answer: &Answer, attempt: u32) -> Option<Duration> {
+    let backoff = Duration::from_millis(250 * 2u64.pow(attempt.min(8))).min(Duration::from_secs(2));
+    match answer {
+        Answer::Failed(_) => Some(backoff),
+        Answer::Response {
+            status: 409,
+            retry_after,
+            ..
+        } => Some(retry_after.map_or(backoff, |asked| asked.min(LONGEST_PAUSE))),
+        Answer::Response { .. } => None,
+    }
+}
+
+/// A `Retry-After` in delta-seconds (`"1"`); an HTTP date is not understood.
+fn retry_after_seconds(value: &str) -> Option<Duration> {
+    value.trim().parse::<u64>().ok().map(Duration::from_secs)
+}
+
 fn short_error(error: &reqwest::Error) -> String {
     if error.is_timeout() {
         "timed out".to_owned()
@@ -217,5 +246,61 @@ fn short_error(error: &reqwest::Error) -> String {
         "connection refused or unreachable".to_owned()
     } else {
         "connection closed without a response".to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conflict(retry_after: Option<u64>) -> Answer {
+        Answer::Response {
+            status: 409,
+            replayed: false,
+            resource: None,
+            retry_after: retry_after.map(Duration::from_secs),
+        }
+    }
+
+    #[test]
+    fn a_409_is_waited_out_as_its_retry_after_asks() {
+        assert_eq!(
+            pause_before_retry(&conflict(Some(3)), 0),
+            Some(Duration::from_secs(3))
+        );
+        assert_eq!(
+            pause_before_retry(&conflict(Some(3600)), 0),
+            Some(LONGEST_PAUSE),
+            "a huge Retry-After is capped"
+        );
+    }
+
+    #[test]
+    fn without_retry_after_the_pause_backs_off_and_a_final_answer_needs_none() {
+        assert_eq!(
+            pause_before_retry(&conflict(None), 0),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(
+            pause_before_retry(&Answer::Failed("timed out".into()), 1),
+            Some(Duration::from_millis(500))
+        );
+        assert_eq!(
+            pause_before_retry(&Answer::Failed("timed out".into()), 4),
+            Some(Duration::from_secs(2))
+        );
+        let created = Answer::Response {
+            status: 201,
+            replayed: false,
+            resource: Some("id".into()),
+            retry_after: Some(Duration::from_secs(1)),
+        };
+        assert_eq!(pause_before_retry(&created, 0), None);
+    }
+
+    #[test]
+    fn retry_after_is_read_in_seconds() {
+        assert_eq!(retry_after_seconds(" 2 "), Some(Duration::from_secs(2)));
+        assert_eq!(retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT"), None);
     }
 }

@@ -5,7 +5,8 @@ use std::collections::BTreeSet;
 use futures::future::join_all;
 
 use crate::client::{Answer, Client, Key};
-use crate::{ProbeConfig, ProbeError, ScenarioResult, Verdict};
+use crate::config::{ProbeConfig, ProbeError};
+use crate::report::{ScenarioResult, Verdict};
 
 fn new_key() -> String {
     uuid::Uuid::new_v4().to_string()

@@ -1,0 +1,190 @@
+//! What a benchmark run measures (storages, targets, workloads, levels in
+//! flight), what one measurement records, and how a run fails.
+
+use std::time::Duration;
+
+use crate::stats::Latencies;
+
+/// Where the servers keep their data.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub enum Storage {
+    /// A fresh SQLite file, deleted afterwards.
+    #[serde(rename = "sqlite")]
+    Sqlite,
+    /// The PostgreSQL database at this URL (the benchmark's labs are deleted afterwards).
+    #[serde(rename = "postgres")]
+    Postgres(#[serde(skip)] String),
+}
+
+impl Storage {
+    /// `sqlite` or `postgres`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Sqlite => "sqlite",
+            Self::Postgres(_) => "postgres",
+        }
+    }
+}
+
+/// What is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Target {
+    /// The naive server over HTTP.
+    #[serde(rename = "naive")]
+    Naive,
+    /// The safe server over HTTP.
+    #[serde(rename = "safe")]
+    Safe,
+    /// The naive flow called directly: its SQL, no HTTP.
+    #[serde(rename = "naive-sql")]
+    NaiveSql,
+    /// The safe flow called directly: its SQL, no HTTP.
+    #[serde(rename = "safe-sql")]
+    SafeSql,
+}
+
+impl Target {
+    /// Every target, in report order.
+    pub const ALL: [Self; 4] = [Self::Naive, Self::Safe, Self::NaiveSql, Self::SafeSql];
+
+    /// The name used in tables and files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Naive => "naive",
+            Self::Safe => "safe",
+            Self::NaiveSql => "naive-sql",
+            Self::SafeSql => "safe-sql",
+        }
+    }
+}
+
+/// The traffic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Workload {
+    /// Every request has its own key: the cost of the check on every request.
+    UniqueKeys,
+    /// Each key is sent `copies` times at once.
+    Duplicates {
+        /// Copies per key.
+        copies: usize,
+    },
+}
+
+impl Workload {
+    /// `unique` or `dup×4`.
+    pub fn name(self) -> String {
+        match self {
+            Self::UniqueKeys => "unique".to_owned(),
+            Self::Duplicates { copies } => format!("dup×{copies}"),
+        }
+    }
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct BenchConfig {
+    /// The storages, each measured in turn.
+    pub storages: Vec<Storage>,
+    /// In-flight requests, one cell per level.
+    pub concurrency: Vec<usize>,
+    /// Requests per cell.
+    pub requests: usize,
+    /// Copies per key in the duplicate-heavy workload.
+    pub copies: usize,
+    /// Times each cell is measured; the round with the median throughput is
+    /// reported, so one slow moment of a shared machine does not decide.
+    pub rounds: usize,
+}
+
+/// One cell of the results: one target, storage, workload and concurrency.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CellResult {
+    /// `sqlite` or `postgres`.
+    pub storage: &'static str,
+    /// `naive`, `safe`, `naive-sql` or `safe-sql`.
+    pub target: &'static str,
+    /// `unique` or `dup×k`.
+    pub workload: String,
+    /// Requests in flight at once.
+    pub concurrency: usize,
+    /// Requests sent.
+    pub requests: usize,
+    /// Requests per second.
+    pub requests_per_second: f64,
+    /// Latency percentiles, in milliseconds.
+    pub latency_ms: Latencies,
+    /// Answers `201`, fresh or replayed.
+    pub created_or_replayed: usize,
+    /// Answers `409`.
+    pub conflicts: usize,
+    /// Anything else, including failed connections.
+    pub errors: usize,
+    /// Distinct keys sent.
+    pub keys: usize,
+    /// Orders stored afterwards.
+    pub orders: usize,
+    /// Orders beyond one per key: the double charges.
+    pub duplicates: usize,
+}
+
+/// Why the benchmark could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The storage could not be opened or migrated.
+    #[error("cannot prepare {storage}: {source}")]
+    Storage {
+        /// Which storage.
+        storage: &'static str,
+        /// Why.
+        source: lab_core::LabError,
+    },
+    /// A server could not be started.
+    #[error("cannot start a server: {0}")]
+    Serve(String),
+    /// A query failed while counting or clearing orders.
+    #[error("cannot count the orders: {0}")]
+    Count(#[from] lab_core::LabError),
+}
+
+impl BenchConfig {
+    /// A few seconds' worth, for tests: two concurrency levels, small cells.
+    pub fn quick(storages: Vec<Storage>) -> Self {
+        Self {
+            storages,
+            concurrency: vec![1, 4],
+            requests: 80,
+            copies: 4,
+            rounds: 1,
+        }
+    }
+
+    /// The full run of `docs/benchmarks.md`.
+    pub fn full(storages: Vec<Storage>) -> Self {
+        Self {
+            storages,
+            concurrency: vec![1, 4, 16],
+            requests: 2000,
+            copies: 4,
+            rounds: 3,
+        }
+    }
+
+    /// The workloads, in report order.
+    pub fn workloads(&self) -> [Workload; 2] {
+        [
+            Workload::UniqueKeys,
+            Workload::Duplicates {
+                copies: self.copies,
+            },
+        ]
+    }
+
+    /// How many measurements the run makes.
+    pub fn measurements(&self) -> usize {
+        self.storages.len() * 2 * self.concurrency.len() * Target::ALL.len() * self.rounds.max(1)
+    }
+}
+
+/// How long a single benchmark request may take before it counts as an error.
+pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
