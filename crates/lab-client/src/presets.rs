@@ -16,12 +16,17 @@ pub struct Preset {
     pub explanation: &'static str,
 }
 
+/// The scenario whose button reads `name`, if there is one.
+pub fn preset(name: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|preset| preset.name == name)
+}
+
 /// The article's safe server beside the transactional one: where a crash
 /// or a hang-up mid-request tells the two designs apart.
 const SAFE_BESIDE_TRANSACTIONAL: [Design; 2] = [Design::Safe, Design::Transactional];
 
 /// The scenarios, in teaching order: the teaching matrix's rows.
-pub const PRESETS: [Preset; 8] = [
+pub static PRESETS: [Preset; 8] = [
     Preset {
         name: "Dropped response",
         policy: ClientPolicy {
@@ -156,6 +161,18 @@ mod tests {
     }
 
     #[test]
+    fn every_preset_is_found_by_its_name_and_names_are_unique() {
+        for each in &PRESETS {
+            assert!(
+                std::ptr::eq(preset(each.name).unwrap(), each),
+                "{}",
+                each.name
+            );
+        }
+        assert!(preset("No such scenario").is_none());
+    }
+
+    #[test]
     fn every_preset_compares_two_different_servers() {
         for preset in &PRESETS {
             let [first, second] = preset.panes;
@@ -165,7 +182,7 @@ mod tests {
 
     #[test]
     fn the_timeout_preset_gives_up_before_the_server_is_done_and_retries_after() {
-        let policy = &PRESETS[2].policy;
+        let policy = &preset("Slow response + client timeout").unwrap().policy;
         assert!(policy.timeout_ms < policy.server_delay_ms);
         // Even if every retry is answered at once (409), the last one must
         // start after the first request has finished, or it could never see

@@ -131,6 +131,24 @@ fn tone(kind: &StepKind) -> &'static str {
     }
 }
 
+/// Whether the server has reported at least `sent` requests and the last
+/// step (answered, crashed, cancelled, dropped) of each: after that,
+/// nothing it still does can change the run's orders. A client that timed
+/// out has hung up, but its request may still be at work on the server.
+pub fn every_request_ended(steps: &[Step], sent: usize) -> bool {
+    let mut requests: Vec<(u64, bool)> = Vec::new();
+    for step in steps {
+        match requests
+            .iter_mut()
+            .find(|(request, _)| *request == step.request)
+        {
+            Some((_, ended)) => *ended |= step.kind.is_last(),
+            None => requests.push((step.request, step.kind.is_last())),
+        }
+    }
+    requests.len() >= sent && requests.iter().all(|(_, ended)| *ended)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,5 +223,36 @@ mod tests {
     #[test]
     fn no_steps_draw_nothing() {
         assert!(Sequence::of(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_run_is_over_only_when_every_request_sent_has_reported_its_end() {
+        let step = |request: u64, kind: StepKind| Step {
+            seq: 0,
+            request,
+            key: "k".into(),
+            at_us: 0,
+            kind,
+        };
+        let answered = StepKind::Answered {
+            status: 201,
+            replayed: false,
+        };
+        let first_done = [
+            step(1, StepKind::KeyClaimed),
+            step(2, StepKind::KeyConflict),
+            step(1, answered),
+        ];
+        assert!(
+            !every_request_ended(&first_done, 2),
+            "request 2 is still at work"
+        );
+        let both_done = [first_done.to_vec(), vec![step(2, StepKind::Cancelled)]].concat();
+        assert!(every_request_ended(&both_done, 2));
+        assert!(
+            !every_request_ended(&both_done, 3),
+            "a third request the server has not reported yet"
+        );
+        assert!(!every_request_ended(&[], 1));
     }
 }

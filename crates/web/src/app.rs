@@ -2,13 +2,16 @@
 //! and one pane per server shown.
 
 use futures::future::{join, join_all};
-use lab_client::{DEFAULT_PANES, Design, PRESETS, Purchases, parse_money, timeline};
+use lab_client::{
+    ClientForm, DEFAULT_PANES, Design, FieldGroup, PRESETS, Purchases, fields_of, parse_money,
+    timeline,
+};
 use lab_wire::NewOrder;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api;
-use crate::fields::{CheckField, DesignField, NumberField, TextField};
+use crate::fields::{DesignField, FormFieldView, TextField};
 use crate::lab_id::current_lab;
 use crate::pane::PaneView;
 use crate::runner::{RunContext, now_ms, run_purchase};
@@ -190,115 +193,11 @@ pub fn App() -> impl IntoView {
             }>
                 <fieldset>
                     <legend>"The client"</legend>
-                    <CheckField
-                        id="drop-response"
-                        label="Drop response"
-                        hint="The server makes the order, then its answer is lost. The client sees a network error and retries."
-                        value=controls.drop_response
-                    />
-                    <CheckField
-                        id="send-concurrently"
-                        label="Send concurrently"
-                        hint="Several copies with the same key at once, like a double click or parallel retries."
-                        value=controls.concurrent
-                    />
-                    <NumberField
-                        id="copies"
-                        label="Copies"
-                        hint="2 to 6. Browsers open about six connections per server address, shared by both panes and the live steps: above 2, some copies wait their turn."
-                        value=controls.copies
-                        min=2
-                        max=6
-                        step=1
-                        disabled=Signal::derive(move || !controls.concurrent.get())
-                    />
-                    <NumberField
-                        id="client-timeout"
-                        label="Client timeout (ms)"
-                        hint="How long the client waits for an answer before it gives up and retries. 0 waits as long as it takes."
-                        value=controls.timeout_ms
-                        min=0
-                        max=60000
-                        step=100
-                        disabled=Signal::stored(false)
-                    />
-                    <NumberField
-                        id="retries"
-                        label="Retries"
-                        hint="How many times the client tries again after a lost answer, a timeout or a 409."
-                        value=controls.retries
-                        min=0
-                        max=5
-                        step=1
-                        disabled=Signal::stored(false)
-                    />
-                    <NumberField
-                        id="backoff"
-                        label="Wait before retrying (ms)"
-                        hint="The pause before the first retry; it doubles before each further one."
-                        value=controls.backoff_ms
-                        min=0
-                        max=10000
-                        step=100
-                        disabled=Signal::stored(false)
-                    />
-                    <CheckField
-                        id="change-order-on-retry"
-                        label="Change the order on retry"
-                        hint="Retries carry the same key but a different order (one more to pay), as when the customer edits the basket meanwhile."
-                        value=controls.change_order_on_retry
-                    />
-                    <CheckField
-                        id="new-key-per-attempt"
-                        label="New key for every attempt"
-                        hint="The mistake: a fresh key on each retry, so the server cannot recognise it."
-                        value=controls.new_key_per_attempt
-                    />
+                    {form_fields(FieldGroup::Client, controls.form)}
                 </fieldset>
                 <fieldset>
                     <legend>"The server"</legend>
-                    <CheckField
-                        id="crash-after-create"
-                        label="Crash after creating the order"
-                        hint="The server stops right after writing the order, before saving its answer, as if the process died (wins over Drop response)."
-                        value=controls.crash_after_create
-                    />
-                    <CheckField
-                        id="cancel-on-disconnect"
-                        label="Cancel the work when the client hangs up"
-                        hint="hyper's default for a Rust handler: when the client times out, the server stops at its next await instead of finishing. Safe can be left with a claimed key and no order."
-                        value=controls.cancel_on_disconnect
-                    />
-                    <NumberField
-                        id="lock-timeout"
-                        label="Lock timeout (s)"
-                        hint="How long a crashed request's claim blocks retries on Safe before one may take it over. 0 keeps the server's default (60 s)."
-                        value=controls.lock_timeout_secs
-                        min=0
-                        max=3600
-                        step=1
-                        disabled=Signal::stored(false)
-                    />
-                    <NumberField
-                        id="key-retention"
-                        label="Keep keys for (s)"
-                        hint="How long the servers remember this purchase's key; a retry after that is a new purchase. 0 keeps the default (a day)."
-                        value=controls.key_retention_secs
-                        min=0
-                        max=86400
-                        step=1
-                        disabled=Signal::stored(false)
-                    />
-                    <NumberField
-                        id="server-processing-time"
-                        label="Server processing time (ms)"
-                        hint="How long the server works between checking the key and creating the order, like a slow payment provider. Copies that arrive meanwhile race."
-                        value=controls.server_delay_ms
-                        min=0
-                        max=10000
-                        step=100
-                        disabled=Signal::stored(false)
-                    />
+                    {form_fields(FieldGroup::Server, controls.form)}
                 </fieldset>
                 <fieldset>
                     <legend>"The servers"</legend>
@@ -354,4 +253,11 @@ pub fn App() -> impl IntoView {
             </footer>
         </main>
     }
+}
+
+/// The controls of one fieldset, in the table's order.
+fn form_fields(group: FieldGroup, form: RwSignal<ClientForm>) -> impl IntoView {
+    fields_of(group)
+        .map(|field| view! { <FormFieldView field=field form=form /> })
+        .collect_view()
 }

@@ -2,68 +2,63 @@
 //! hint tied to it with `aria-describedby`, so it works with a keyboard and
 //! a screen reader and tests can find it by its visible label.
 
-use lab_client::Design;
+use lab_client::{ClientForm, Design, FieldKind, FormField};
 use leptos::prelude::*;
 
-/// A checkbox with its label and hint.
+/// One control of the form's table ([`lab_client::form::FORM_FIELDS`]):
+/// a checkbox or a whole-number field, reading and writing `form`.
 #[component]
-pub fn CheckField(
-    id: &'static str,
-    label: &'static str,
-    hint: &'static str,
-    value: RwSignal<bool>,
-) -> impl IntoView {
+pub fn FormFieldView(field: &'static FormField, form: RwSignal<ClientForm>) -> impl IntoView {
+    let FormField {
+        id, label, hint, ..
+    } = *field;
     let hint_id = format!("{id}-hint");
-    view! {
-        <div class="field check">
-            <input
-                type="checkbox"
-                id=id
-                aria-describedby=hint_id.clone()
-                prop:checked=value
-                on:change=move |ev| value.set(event_target_checked(&ev))
-            />
-            <label for=id>{label}</label>
-            <p class="hint" id=hint_id>{hint}</p>
-        </div>
-    }
-}
-
-/// A whole-number field; what is typed is pulled into `min..=max` when it is left.
-#[component]
-pub fn NumberField(
-    id: &'static str,
-    label: &'static str,
-    hint: &'static str,
-    value: RwSignal<u32>,
-    min: u32,
-    max: u32,
-    step: u32,
-    #[prop(into)] disabled: Signal<bool>,
-) -> impl IntoView {
-    let hint_id = format!("{id}-hint");
-    view! {
-        <div class="field number">
-            <label for=id>{label}</label>
-            <input
-                type="number"
-                id=id
-                inputmode="numeric"
-                min=min
-                max=max
-                step=step
-                aria-describedby=hint_id.clone()
-                disabled=disabled
-                prop:value=move || value.get().to_string()
-                on:change=move |ev| {
-                    let typed = event_target_value(&ev).trim().parse::<u32>().unwrap_or(min);
-                    // Setting the same value still re-renders the input, which
-                    // replaces text that was not a number.
-                    value.set(typed.clamp(min, max));
-                }
-            />
-            <p class="hint" id=hint_id>{hint}</p>
-        </div>
+    match field.kind {
+        FieldKind::Check { get, set } => view! {
+            <div class="field check">
+                <input
+                    type="checkbox"
+                    id=id
+                    aria-describedby=hint_id.clone()
+                    prop:checked=move || form.with(get)
+                    on:change=move |ev| form.update(|form| set(form, event_target_checked(&ev)))
+                />
+                <label for=id>{label}</label>
+                <p class="hint" id=hint_id>{hint}</p>
+            </div>
+        }
+        .into_any(),
+        FieldKind::Number {
+            get,
+            set,
+            min,
+            max,
+            step,
+            enabled,
+        } => view! {
+            <div class="field number">
+                <label for=id>{label}</label>
+                <input
+                    type="number"
+                    id=id
+                    inputmode="numeric"
+                    min=min
+                    max=max
+                    step=step
+                    aria-describedby=hint_id.clone()
+                    disabled=move || !form.with(enabled)
+                    prop:value=move || form.with(get).to_string()
+                    on:change=move |ev| {
+                        let typed = event_target_value(&ev).trim().parse::<u32>().unwrap_or(min);
+                        // Setting the same value still re-renders the input, which
+                        // replaces text that was not a number.
+                        form.update(|form| set(form, typed.clamp(min, max)));
+                    }
+                />
+                <p class="hint" id=hint_id>{hint}</p>
+            </div>
+        }
+        .into_any(),
     }
 }
 

@@ -3,25 +3,31 @@
 
 use lab_wire::LabId;
 
-/// The lab named in the page's URL, or a new one written into the URL.
+/// The lab named in the page's URL, or a new one written into the URL
+/// (beside any other parameter the link carries).
 pub fn current_lab() -> LabId {
     let window = web_sys::window().expect("the page runs in a window");
     let search = window.location().search().unwrap_or_default();
-    let named = search
-        .trim_start_matches('?')
-        .split('&')
-        .find_map(|pair| pair.strip_prefix("lab="))
-        .and_then(|raw| LabId::try_from(raw).ok());
-    if let Some(lab) = named {
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+        return new_lab();
+    };
+    if let Some(lab) = params
+        .get("lab")
+        .and_then(|raw| LabId::try_from(raw.as_str()).ok())
+    {
         return lab;
     }
-    let lab =
-        LabId::try_from(format!("lab-{}", random_hex(4)).as_str()).expect("hex is a valid lab id");
+    let lab = new_lab();
+    params.set("lab", lab.as_str());
     if let Ok(history) = window.history() {
-        let url = format!("?lab={lab}");
+        let url = format!("?{}", String::from(params.to_string()));
         let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
     }
     lab
+}
+
+fn new_lab() -> LabId {
+    LabId::try_from(format!("lab-{}", random_hex(4)).as_str()).expect("hex is a valid lab id")
 }
 
 /// A new idempotency key: a random (version 4) UUID.

@@ -2,7 +2,7 @@
 //! server's own steps as a sequence diagram, and the stored orders grouped
 //! by purchase.
 
-use lab_client::{AttemptRecord, Purchases, Sequence, group_orders, money, short_key};
+use lab_client::{Purchases, Sequence, group_orders, money, short_key};
 use leptos::prelude::*;
 
 use crate::state::Pane;
@@ -18,15 +18,6 @@ pub fn PaneView(
     #[prop(into)]
     steps_live: Signal<bool>,
 ) -> impl IntoView {
-    let attempts = move || {
-        let span = span_ms.get();
-        let now = now_ms.get();
-        pane.attempts
-            .get()
-            .into_iter()
-            .map(|record| attempt_row(record, span, now))
-            .collect_view()
-    };
     let groups = move || {
         let orders = pane.orders.get();
         let groups = purchases.with_value(|p| group_orders(&orders, p));
@@ -77,7 +68,13 @@ pub fn PaneView(
             <p class="verdict" aria-live="polite">{move || pane.verdict.get()}</p>
             {move || pane.error.get().map(|error| view! { <p class="error" role="alert">{error}</p> })}
             <h3>"Attempts"</h3>
-            <ol class="timeline">{attempts}</ol>
+            <ol class="timeline">
+                // Keyed by position: a row is drawn once and only its text and
+                // bar follow the clock, instead of the list being rebuilt every tick.
+                <For each=move || 0..pane.attempts.with(Vec::len) key=|index| *index let:index>
+                    <AttemptRow pane=pane index=index span_ms=span_ms now_ms=now_ms />
+                </For>
+            </ol>
             <h3>"What the server did, step by step"</h3>
             {move || sequence_diagram(pane, title(), steps_live.get())}
             <h3 class="order-count">{move || format!("Orders stored: {}", pane.orders.get().len())}</h3>
@@ -86,26 +83,43 @@ pub fn PaneView(
     }
 }
 
-fn attempt_row(record: AttemptRecord, span_ms: f64, now_ms: f64) -> impl IntoView {
-    let (left, width) = record.bar(span_ms, now_ms);
-    let (label, meaning, kind) = match &record.outcome {
-        Some(outcome) => (outcome.label(), outcome.meaning(), outcome_kind(outcome)),
-        None => ("waiting…".to_owned(), "no answer yet", "waiting"),
+/// One attempt on the pane's timeline: its text, its outcome and its bar
+/// on the shared time axis.
+#[component]
+fn AttemptRow(
+    pane: Pane,
+    index: usize,
+    span_ms: Signal<f64>,
+    now_ms: Signal<f64>,
+) -> impl IntoView {
+    let record = move || pane.attempts.with(|all| all.get(index).cloned());
+    let outcome = move || record().and_then(|record| record.outcome);
+    let text = move || {
+        record().map(|record| {
+            format!(
+                "Copy {} · attempt {} · key {} · {} · ",
+                record.copy,
+                record.number,
+                short_key(&record.key),
+                record.time_range()
+            )
+        })
     };
-    let text = format!(
-        "Copy {} · attempt {} · key {} · {} · ",
-        record.copy,
-        record.number,
-        short_key(&record.key),
-        record.time_range()
-    );
+    let label = move || outcome().map_or_else(|| "waiting…".to_owned(), |o| o.label());
+    let meaning = move || format!(" ({})", outcome().map_or("no answer yet", |o| o.meaning()));
+    let kind = move || outcome().as_ref().map_or("waiting", outcome_kind);
+    let bar = move || record().map_or((0.0, 0.0), |record| record.bar(span_ms.get(), now_ms.get()));
     view! {
         <li class="attempt" data-outcome=kind>
             <span class="attempt-text">
-                {text} <strong class="outcome">{label}</strong> <span class="meaning">{format!(" ({meaning})")}</span>
+                {text} <strong class="outcome">{label}</strong> <span class="meaning">{meaning}</span>
             </span>
             <span class="track" aria-hidden="true">
-                <span class="bar" style:left=format!("{left:.2}%") style:width=format!("{width:.2}%")></span>
+                <span
+                    class="bar"
+                    style:left=move || format!("{:.2}%", bar().0)
+                    style:width=move || format!("{:.2}%", bar().1)
+                ></span>
             </span>
         </li>
     }

@@ -90,27 +90,41 @@ async fn wait_for_the_step_stream(steps_live: RwSignal<bool>) {
 }
 
 /// A client that timed out has hung up, but the server is still working on
-/// that attempt and may yet create an order. Wait until it must be done, so
-/// the orders and the verdict include what it did.
+/// that attempt and may yet create an order. Wait until each server has
+/// reported the end of every request it received, so the orders and the
+/// verdict include what they did. Without the step stream, wait as long as
+/// the server's processing time says it must take.
 async fn wait_for_abandoned_attempts(context: &RunContext, panes: &[Pane; 2]) {
+    let abandoned = panes.iter().any(|pane| {
+        pane.attempts.with_untracked(|attempts| {
+            attempts
+                .iter()
+                .any(|attempt| attempt.outcome == Some(Outcome::TimedOut))
+        })
+    });
+    if !abandoned {
+        return;
+    }
+    context.status.set(
+        "The client has given up on some attempts, but the server is still working on them: \
+         waiting to see what they do…"
+            .to_owned(),
+    );
     let delay = f64::from(context.policy.server_delay_ms);
-    let last_done = panes
-        .iter()
-        .flat_map(|pane| pane.attempts.get_untracked())
-        .filter(|attempt| attempt.outcome == Some(Outcome::TimedOut))
-        .map(|attempt| attempt.started_ms + delay)
-        .fold(0.0, f64::max);
-    // A little extra for the server to write the order after its pause.
-    let wait = last_done + 300.0 - (now_ms() - context.started_at);
-    if last_done > 0.0 && wait > 0.0 {
-        context.status.set(
-            "The client has given up on some attempts, but the server is still working on them: \
-             waiting to see what they do…"
-                .to_owned(),
-        );
-        TimeoutFuture::new(wait as u32).await;
+    if !context.steps_live.get_untracked() {
+        TimeoutFuture::new((delay + 500.0) as u32).await;
+        return;
+    }
+    // Bounded, should a request never reach the server at all.
+    let give_up_at = now_ms() + delay + ABANDONED_WORK_GRACE_MS;
+    while now_ms() < give_up_at && !panes.iter().all(|pane| pane.server_is_done()) {
+        TimeoutFuture::new(50).await;
     }
 }
+
+/// How much longer than its processing time an abandoned request may take
+/// before the page stops waiting for its end.
+const ABANDONED_WORK_GRACE_MS: f64 = 10_000.0;
 
 async fn run_on_pane(context: &RunContext, pane: Pane, purchase: u32, purchase_key: &str) {
     let copies = (1..=context.policy.copies).map(|copy| {

@@ -1,27 +1,16 @@
 //! The page's state: the client controls and what each pane shows.
 
-use lab_client::{AttemptRecord, ClientPolicy, Design};
+use lab_client::{AttemptRecord, ClientForm, ClientPolicy, Design};
 use lab_wire::{Order, Step};
 use leptos::prelude::*;
 
 use crate::api;
 
-/// The client controls, one signal per form control.
+/// The form: the client and server controls (one signal over the form's
+/// model, drawn from [`lab_client::form::FORM_FIELDS`]) and the order.
 #[derive(Clone, Copy)]
 pub struct Controls {
-    pub drop_response: RwSignal<bool>,
-    pub concurrent: RwSignal<bool>,
-    pub copies: RwSignal<u32>,
-    pub server_delay_ms: RwSignal<u32>,
-    pub timeout_ms: RwSignal<u32>,
-    pub retries: RwSignal<u32>,
-    pub backoff_ms: RwSignal<u32>,
-    pub new_key_per_attempt: RwSignal<bool>,
-    pub crash_after_create: RwSignal<bool>,
-    pub change_order_on_retry: RwSignal<bool>,
-    pub key_retention_secs: RwSignal<u32>,
-    pub lock_timeout_secs: RwSignal<u32>,
-    pub cancel_on_disconnect: RwSignal<bool>,
+    pub form: RwSignal<ClientForm>,
     pub item: RwSignal<String>,
     pub amount: RwSignal<String>,
 }
@@ -29,19 +18,7 @@ pub struct Controls {
 impl Controls {
     pub fn new() -> Self {
         Self {
-            drop_response: RwSignal::new(false),
-            concurrent: RwSignal::new(false),
-            copies: RwSignal::new(3),
-            server_delay_ms: RwSignal::new(300),
-            timeout_ms: RwSignal::new(0),
-            retries: RwSignal::new(2),
-            backoff_ms: RwSignal::new(300),
-            new_key_per_attempt: RwSignal::new(false),
-            crash_after_create: RwSignal::new(false),
-            change_order_on_retry: RwSignal::new(false),
-            key_retention_secs: RwSignal::new(0),
-            lock_timeout_secs: RwSignal::new(0),
-            cancel_on_disconnect: RwSignal::new(false),
+            form: RwSignal::new(ClientForm::default()),
             item: RwSignal::new("coffee".to_owned()),
             amount: RwSignal::new("4.50".to_owned()),
         }
@@ -49,45 +26,12 @@ impl Controls {
 
     /// The client behaviour the controls describe now.
     pub fn policy(&self) -> ClientPolicy {
-        let narrow = |value: u32| u8::try_from(value).unwrap_or(u8::MAX);
-        ClientPolicy {
-            copies: if self.concurrent.get_untracked() {
-                narrow(self.copies.get_untracked())
-            } else {
-                1
-            },
-            retries: narrow(self.retries.get_untracked()),
-            timeout_ms: self.timeout_ms.get_untracked(),
-            backoff_ms: self.backoff_ms.get_untracked(),
-            new_key_per_attempt: self.new_key_per_attempt.get_untracked(),
-            drop_response: self.drop_response.get_untracked(),
-            crash_after_create: self.crash_after_create.get_untracked(),
-            change_order_on_retry: self.change_order_on_retry.get_untracked(),
-            key_retention_secs: self.key_retention_secs.get_untracked(),
-            lock_timeout_secs: self.lock_timeout_secs.get_untracked(),
-            cancel_on_disconnect: self.cancel_on_disconnect.get_untracked(),
-            server_delay_ms: self.server_delay_ms.get_untracked(),
-        }
-        .clamped()
+        self.form.with_untracked(ClientForm::policy)
     }
 
     /// Sets every control to show `policy`.
     pub fn show(&self, policy: &ClientPolicy) {
-        self.concurrent.set(policy.copies > 1);
-        if policy.copies > 1 {
-            self.copies.set(u32::from(policy.copies));
-        }
-        self.retries.set(u32::from(policy.retries));
-        self.backoff_ms.set(policy.backoff_ms);
-        self.timeout_ms.set(policy.timeout_ms);
-        self.new_key_per_attempt.set(policy.new_key_per_attempt);
-        self.drop_response.set(policy.drop_response);
-        self.crash_after_create.set(policy.crash_after_create);
-        self.change_order_on_retry.set(policy.change_order_on_retry);
-        self.key_retention_secs.set(policy.key_retention_secs);
-        self.lock_timeout_secs.set(policy.lock_timeout_secs);
-        self.cancel_on_disconnect.set(policy.cancel_on_disconnect);
-        self.server_delay_ms.set(policy.server_delay_ms);
+        self.form.update(|form| form.show(policy));
     }
 }
 
@@ -141,6 +85,14 @@ impl Pane {
                 .error
                 .set(Some(format!("Could not load the orders: {error}"))),
         }
+    }
+
+    /// Whether the server has reported the end of every request of the
+    /// last run (at least one per attempt sent).
+    pub fn server_is_done(self) -> bool {
+        let sent = self.attempts.with_untracked(Vec::len);
+        self.steps
+            .with_untracked(|steps| lab_client::every_request_ended(steps, sent))
     }
 
     /// Forgets the last run.

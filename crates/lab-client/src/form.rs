@@ -1,0 +1,364 @@
+//! The client and server controls as the page's form shows them, and the
+//! one table of fields the form is drawn from. Each field reads and writes
+//! one part of a [`ClientForm`], so adding a control (or translating one)
+//! is one row here, and the page never copies the policy field by field.
+
+use crate::ClientPolicy;
+use crate::policy::{MAX_COPIES, MAX_RETRIES};
+
+/// What the form holds: the policy, plus how many copies "Send
+/// concurrently" sends, remembered while it is unticked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientForm {
+    /// Whether "Send concurrently" is ticked.
+    pub concurrent: bool,
+    /// The number in "Copies" (2 or more), used while `concurrent`.
+    pub copies: u8,
+    /// Everything else, as the client will behave.
+    pub policy: ClientPolicy,
+}
+
+impl Default for ClientForm {
+    /// What the page opens with: one request, 3 copies ready and a 300 ms race window.
+    fn default() -> Self {
+        Self {
+            concurrent: false,
+            copies: 3,
+            policy: ClientPolicy {
+                server_delay_ms: 300,
+                ..ClientPolicy::PLAIN
+            },
+        }
+    }
+}
+
+impl ClientForm {
+    /// The client behaviour the form describes, within the ranges the page offers.
+    pub fn policy(&self) -> ClientPolicy {
+        ClientPolicy {
+            copies: if self.concurrent { self.copies } else { 1 },
+            ..self.policy.clone()
+        }
+        .clamped()
+    }
+
+    /// Shows `policy` (a scenario's); "Copies" keeps its number when the
+    /// scenario sends one request.
+    pub fn show(&mut self, policy: &ClientPolicy) {
+        self.concurrent = policy.copies > 1;
+        if self.concurrent {
+            self.copies = policy.copies;
+        }
+        self.policy = policy.clone();
+    }
+}
+
+/// Which fieldset a field belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldGroup {
+    /// How the client sends and retries.
+    Client,
+    /// What the server is asked to do.
+    Server,
+}
+
+/// What kind of control a field is, and how it reads and writes the form.
+#[derive(Debug, Clone, Copy)]
+pub enum FieldKind {
+    /// A checkbox.
+    Check {
+        /// Whether it is ticked.
+        get: fn(&ClientForm) -> bool,
+        /// Ticks or unticks it.
+        set: fn(&mut ClientForm, bool),
+    },
+    /// A whole number in `min..=max`.
+    Number {
+        /// Its value.
+        get: fn(&ClientForm) -> u32,
+        /// Sets it (already within range).
+        set: fn(&mut ClientForm, u32),
+        /// The smallest value.
+        min: u32,
+        /// The largest value.
+        max: u32,
+        /// The step of its arrows.
+        step: u32,
+        /// Whether it can be changed now.
+        enabled: fn(&ClientForm) -> bool,
+    },
+}
+
+/// One labelled control of the form.
+#[derive(Debug, Clone, Copy)]
+pub struct FormField {
+    /// The element id: stable across languages, so tests and links can use it.
+    pub id: &'static str,
+    /// Its fieldset.
+    pub group: FieldGroup,
+    /// The visible label.
+    pub label: &'static str,
+    /// The hint under it.
+    pub hint: &'static str,
+    /// The control and what it changes.
+    pub kind: FieldKind,
+}
+
+const fn always(_: &ClientForm) -> bool {
+    true
+}
+
+/// A number typed into the form, as the policy's `u8` fields keep it.
+fn narrow(value: u32) -> u8 {
+    u8::try_from(value).unwrap_or(u8::MAX)
+}
+
+/// Every control of the client and server fieldsets, in the order shown.
+pub const FORM_FIELDS: [FormField; 13] = [
+    FormField {
+        id: "drop-response",
+        group: FieldGroup::Client,
+        label: "Drop response",
+        hint: "The server makes the order, then its answer is lost. The client sees a network error and retries.",
+        kind: FieldKind::Check {
+            get: |form| form.policy.drop_response,
+            set: |form, on| form.policy.drop_response = on,
+        },
+    },
+    FormField {
+        id: "send-concurrently",
+        group: FieldGroup::Client,
+        label: "Send concurrently",
+        hint: "Several copies with the same key at once, like a double click or parallel retries.",
+        kind: FieldKind::Check {
+            get: |form| form.concurrent,
+            set: |form, on| form.concurrent = on,
+        },
+    },
+    FormField {
+        id: "copies",
+        group: FieldGroup::Client,
+        label: "Copies",
+        hint: "2 to 6. Browsers open about six connections per server address, shared by both panes and the live steps: above 2, some copies wait their turn.",
+        kind: FieldKind::Number {
+            get: |form| u32::from(form.copies),
+            set: |form, copies| form.copies = narrow(copies),
+            min: 2,
+            max: MAX_COPIES as u32,
+            step: 1,
+            enabled: |form| form.concurrent,
+        },
+    },
+    FormField {
+        id: "client-timeout",
+        group: FieldGroup::Client,
+        label: "Client timeout (ms)",
+        hint: "How long the client waits for an answer before it gives up and retries. 0 waits as long as it takes.",
+        kind: FieldKind::Number {
+            get: |form| form.policy.timeout_ms,
+            set: |form, ms| form.policy.timeout_ms = ms,
+            min: 0,
+            max: 60_000,
+            step: 100,
+            enabled: always,
+        },
+    },
+    FormField {
+        id: "retries",
+        group: FieldGroup::Client,
+        label: "Retries",
+        hint: "How many times the client tries again after a lost answer, a timeout or a 409.",
+        kind: FieldKind::Number {
+            get: |form| u32::from(form.policy.retries),
+            set: |form, retries| form.policy.retries = narrow(retries),
+            min: 0,
+            max: MAX_RETRIES as u32,
+            step: 1,
+            enabled: always,
+        },
+    },
+    FormField {
+        id: "backoff",
+        group: FieldGroup::Client,
+        label: "Wait before retrying (ms)",
+        hint: "The pause before the first retry; it doubles before each further one.",
+        kind: FieldKind::Number {
+            get: |form| form.policy.backoff_ms,
+            set: |form, ms| form.policy.backoff_ms = ms,
+            min: 0,
+            max: 10_000,
+            step: 100,
+            enabled: always,
+        },
+    },
+    FormField {
+        id: "change-order-on-retry",
+        group: FieldGroup::Client,
+        label: "Change the order on retry",
+        hint: "Retries carry the same key but a different order (one more to pay), as when the customer edits the basket meanwhile.",
+        kind: FieldKind::Check {
+            get: |form| form.policy.change_order_on_retry,
+            set: |form, on| form.policy.change_order_on_retry = on,
+        },
+    },
+    FormField {
+        id: "new-key-per-attempt",
+        group: FieldGroup::Client,
+        label: "New key for every attempt",
+        hint: "The mistake: a fresh key on each retry, so the server cannot recognise it.",
+        kind: FieldKind::Check {
+            get: |form| form.policy.new_key_per_attempt,
+            set: |form, on| form.policy.new_key_per_attempt = on,
+        },
+    },
+    FormField {
+        id: "crash-after-create",
+        group: FieldGroup::Server,
+        label: "Crash after creating the order",
+        hint: "The server stops right after writing the order, before saving its answer, as if the process died (wins over Drop response).",
+        kind: FieldKind::Check {
+            get: |form| form.policy.crash_after_create,
+            set: |form, on| form.policy.crash_after_create = on,
+        },
+    },
+    FormField {
+        id: "cancel-on-disconnect",
+        group: FieldGroup::Server,
+        label: "Cancel the work when the client hangs up",
+        hint: "hyper's default for a Rust handler: when the client times out, the server stops at its next await instead of finishing. Safe can be left with a claimed key and no order.",
+        kind: FieldKind::Check {
+            get: |form| form.policy.cancel_on_disconnect,
+            set: |form, on| form.policy.cancel_on_disconnect = on,
+        },
+    },
+    FormField {
+        id: "lock-timeout",
+        group: FieldGroup::Server,
+        label: "Lock timeout (s)",
+        hint: "How long a crashed request's claim blocks retries on Safe before one may take it over. 0 keeps the server's default (60 s).",
+        kind: FieldKind::Number {
+            get: |form| form.policy.lock_timeout_secs,
+            set: |form, secs| form.policy.lock_timeout_secs = secs,
+            min: 0,
+            max: 3600,
+            step: 1,
+            enabled: always,
+        },
+    },
+    FormField {
+        id: "key-retention",
+        group: FieldGroup::Server,
+        label: "Keep keys for (s)",
+        hint: "How long the servers remember this purchase's key; a retry after that is a new purchase. 0 keeps the default (a day).",
+        kind: FieldKind::Number {
+            get: |form| form.policy.key_retention_secs,
+            set: |form, secs| form.policy.key_retention_secs = secs,
+            min: 0,
+            max: 86_400,
+            step: 1,
+            enabled: always,
+        },
+    },
+    FormField {
+        id: "server-processing-time",
+        group: FieldGroup::Server,
+        label: "Server processing time (ms)",
+        hint: "How long the server works between checking the key and creating the order, like a slow payment provider. Copies that arrive meanwhile race.",
+        kind: FieldKind::Number {
+            get: |form| form.policy.server_delay_ms,
+            set: |form, ms| form.policy.server_delay_ms = ms,
+            min: 0,
+            max: 10_000,
+            step: 100,
+            enabled: always,
+        },
+    },
+];
+
+/// Every field of `group`, in the order shown.
+pub fn fields_of(group: FieldGroup) -> impl Iterator<Item = &'static FormField> {
+    FORM_FIELDS.iter().filter(move |field| field.group == group)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PRESETS;
+
+    fn every_field() -> impl Iterator<Item = &'static FormField> {
+        fields_of(FieldGroup::Client).chain(fields_of(FieldGroup::Server))
+    }
+
+    #[test]
+    fn every_scenario_is_shown_by_the_form_exactly_as_it_runs() {
+        let mut form = ClientForm::default();
+        for preset in &PRESETS {
+            form.show(&preset.policy);
+            assert_eq!(form.policy(), preset.policy, "{}", preset.name);
+        }
+    }
+
+    #[test]
+    fn every_field_writes_what_it_reads_and_only_that() {
+        for field in every_field() {
+            let mut form = ClientForm::default();
+            let before = form.clone();
+            match field.kind {
+                FieldKind::Check { get, set } => {
+                    set(&mut form, !get(&before));
+                    assert_eq!(get(&form), !get(&before), "{}", field.id);
+                }
+                FieldKind::Number { get, set, max, .. } => {
+                    set(&mut form, max);
+                    assert_eq!(get(&form), max, "{}", field.id);
+                }
+            }
+            assert_ne!(form, before, "{} changes the form", field.id);
+            let changed_by_others =
+                every_field()
+                    .filter(|other| other.id != field.id)
+                    .all(|other| match other.kind {
+                        FieldKind::Check { get, .. } => get(&form) == get(&before),
+                        FieldKind::Number { get, .. } => get(&form) == get(&before),
+                    });
+            assert!(changed_by_others, "{} changes only itself", field.id);
+        }
+    }
+
+    #[test]
+    fn copies_count_only_while_sending_concurrently_and_are_remembered() {
+        let mut form = ClientForm {
+            copies: 5,
+            ..ClientForm::default()
+        };
+        assert_eq!(form.policy().copies, 1);
+        form.concurrent = true;
+        assert_eq!(form.policy().copies, 5);
+        form.show(&ClientPolicy::PLAIN);
+        assert!(!form.concurrent);
+        assert_eq!(form.copies, 5, "a one-request scenario keeps the number");
+    }
+
+    #[test]
+    fn ids_are_unique_and_every_field_has_a_label_and_a_hint() {
+        let ids: std::collections::HashSet<_> = every_field().map(|field| field.id).collect();
+        assert_eq!(ids.len(), FORM_FIELDS.len());
+        assert!(every_field().all(|f| !f.label.is_empty() && !f.hint.is_empty()));
+    }
+
+    #[test]
+    fn the_largest_number_a_field_offers_is_sent_as_it_is_not_cut_down() {
+        for field in every_field() {
+            if let FieldKind::Number { get, set, max, .. } = field.kind {
+                let mut form = ClientForm {
+                    concurrent: true,
+                    ..ClientForm::default()
+                };
+                set(&mut form, max);
+                let mut sent = ClientForm::default();
+                sent.show(&form.policy());
+                assert_eq!(get(&sent), max, "{}", field.id);
+            }
+        }
+    }
+}
