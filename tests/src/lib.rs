@@ -1,15 +1,19 @@
 //! Helpers for the end-to-end tests: start a real server on a random port
-//! over a real database, and talk HTTP to it as a client would.
+//! over a real database, talk HTTP to it as a client would, and drive the
+//! page in headless Chromium as a learner would.
 //!
 //! Every test gets its own lab id, so tests can share one PostgreSQL
 //! database (and run in parallel) without seeing each other's orders.
 
 pub mod backend;
+pub mod browser;
 pub mod client;
+pub mod learner;
 pub mod steps;
 
 pub use backend::Backend;
 pub use client::{Attempt, TestServer, new_key, spawn_lab, spawn_server};
+pub use learner::{Learner, Role};
 pub use steps::StepStream;
 
 /// Writes one test per (server, backend) pair, each calling the generic

@@ -1,0 +1,333 @@
+//! A learner at a browser: finds what the page shows the way assistive
+//! technology does, by role and accessible name ("the button named Place
+//! order", "the checkbox named Send concurrently"), and reads the panes.
+//! Where a name will be translated, [`Learner::by_id`] is the hook that
+//! stays the same in every language.
+
+use std::path::PathBuf;
+
+use fantoccini::elements::Element;
+use fantoccini::wd::WebDriverCompatibleCommand;
+use fantoccini::{Client, Locator};
+
+use crate::browser::{Chromedriver, eventually, open_browser, start_chromedriver, ui_dir};
+use crate::{Backend, spawn_lab};
+
+/// The ARIA roles the tests look for, and the elements that may carry each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Button,
+    Checkbox,
+    SpinButton,
+    TextBox,
+    ComboBox,
+    Region,
+}
+
+impl Role {
+    /// The role's name as the browser computes it.
+    fn aria(self) -> &'static str {
+        match self {
+            Self::Button => "button",
+            Self::Checkbox => "checkbox",
+            Self::SpinButton => "spinbutton",
+            Self::TextBox => "textbox",
+            Self::ComboBox => "combobox",
+            Self::Region => "region",
+        }
+    }
+
+    /// The elements worth asking about (the role is still checked on each).
+    fn candidates(self) -> &'static str {
+        match self {
+            Self::Button => "button, [role=button]",
+            Self::Checkbox => "input[type=checkbox], [role=checkbox]",
+            Self::SpinButton => "input[type=number], [role=spinbutton]",
+            Self::TextBox => "input[type=text], textarea, [role=textbox]",
+            Self::ComboBox => "select, [role=combobox]",
+            Self::Region => "section, [role=region]",
+        }
+    }
+}
+
+/// WebDriver's "Get Computed Role" / "Get Computed Label" of one element.
+#[derive(Debug)]
+struct ComputedAccessibility {
+    element: String,
+    property: &'static str,
+}
+
+impl WebDriverCompatibleCommand for ComputedAccessibility {
+    fn endpoint(
+        &self,
+        base_url: &url::Url,
+        session_id: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        let session = session_id.unwrap_or_default();
+        base_url.join(&format!(
+            "session/{session}/element/{}/{}",
+            self.element, self.property
+        ))
+    }
+
+    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::GET, None)
+    }
+}
+
+/// A learner at a browser: finds things by what the page shows.
+pub struct Learner {
+    /// The WebDriver session, for what the helpers below do not cover.
+    pub browser: Client,
+    _driver: Chromedriver,
+}
+
+impl Learner {
+    /// A fresh browser showing the page at `url`, once the app has started.
+    pub async fn open(url: &str) -> Self {
+        let driver = start_chromedriver().await;
+        let browser = open_browser(&driver).await;
+        let learner = Self {
+            browser,
+            _driver: driver,
+        };
+        learner.go_to(url).await;
+        learner
+    }
+
+    pub async fn go_to(&self, url: &str) {
+        self.browser.goto(url).await.expect("the page loads");
+        eventually(async || self.find(Role::Button, "Place order").await)
+            .await
+            .expect("the app starts and shows its 'Place order' button");
+    }
+
+    pub async fn current_url(&self) -> String {
+        self.browser.current_url().await.expect("a URL").to_string()
+    }
+
+    /// The element with `role` whose accessible name is `name`, as the
+    /// browser computes them (what a screen reader announces), if there is one.
+    pub async fn find(&self, role: Role, name: &str) -> Option<Element> {
+        let candidates = self
+            .browser
+            .find_all(Locator::Css(role.candidates()))
+            .await
+            .ok()?;
+        for candidate in candidates {
+            if self.computed(&candidate, "computedrole").await == role.aria()
+                && self.computed(&candidate, "computedlabel").await == name
+            {
+                return Some(candidate);
+            }
+        }
+        None
+    }
+
+    /// Like [`Self::find`], for an element that must be there.
+    pub async fn by_role(&self, role: Role, name: &str) -> Element {
+        self.find(role, name)
+            .await
+            .unwrap_or_else(|| panic!("a {} named {name:?}", role.aria()))
+    }
+
+    /// The element whose id is `id`: the hook that stays the same in every language.
+    pub async fn by_id(&self, id: &str) -> Element {
+        self.browser
+            .find(Locator::Id(id))
+            .await
+            .unwrap_or_else(|error| panic!("an element #{id}: {error}"))
+    }
+
+    /// The browser's computed role or label of `element` (WebDriver's
+    /// `computedrole` and `computedlabel`, which fantoccini has no call for).
+    async fn computed(&self, element: &Element, property: &'static str) -> String {
+        let command = ComputedAccessibility {
+            element: element.element_id().to_string(),
+            property,
+        };
+        match self.browser.issue_cmd(command).await {
+            Ok(serde_json::Value::String(value)) => value,
+            _ => String::new(),
+        }
+    }
+
+    /// The button named `text`.
+    pub async fn button(&self, text: &str) -> Element {
+        self.by_role(Role::Button, text).await
+    }
+
+    /// Clicks a button and waits until the page says the run is done.
+    pub async fn press_and_wait(&self, text: &str) {
+        self.button(text).await.click().await.expect("click");
+        let status = self
+            .browser
+            .find(Locator::Css("[role=status]"))
+            .await
+            .expect("a status line");
+        eventually(async || {
+            status
+                .text()
+                .await
+                .ok()
+                .filter(|t| t.starts_with("Done") || t.starts_with("Reset"))
+        })
+        .await
+        .unwrap_or_else(|| panic!("pressing {text:?} finishes and says so"));
+    }
+
+    /// The form control (checkbox, number, text field or selector) whose
+    /// accessible name is `label`, and the `<label>` that names it.
+    pub async fn control(&self, label: &str) -> (Element, Element) {
+        let mut control = None;
+        for role in [
+            Role::Checkbox,
+            Role::SpinButton,
+            Role::TextBox,
+            Role::ComboBox,
+        ] {
+            control = self.find(role, label).await;
+            if control.is_some() {
+                break;
+            }
+        }
+        let control = control.unwrap_or_else(|| panic!("a form control named {label:?}"));
+        let id = control
+            .attr("id")
+            .await
+            .expect("attribute")
+            .expect("a labelled control has an id");
+        let label_element = self
+            .browser
+            .find(Locator::Css(&format!("label[for='{id}']")))
+            .await
+            .unwrap_or_else(|error| panic!("the label of #{id}: {error}"));
+        (control, label_element)
+    }
+
+    /// Types `value` into the number field labelled `label` and leaves it (Tab).
+    pub async fn set_number(&self, label: &str, value: u32) {
+        let (field, _) = self.control(label).await;
+        field.clear().await.expect("clear the field");
+        field
+            .send_keys(&format!("{value}\u{E004}"))
+            .await
+            .expect("type and press Tab");
+        assert_eq!(
+            field.prop("value").await.expect("value").as_deref(),
+            Some(value.to_string().as_str()),
+            "{label}"
+        );
+    }
+
+    /// Unticks the checkbox whose label reads `label` by clicking the label.
+    pub async fn untick(&self, label: &str) {
+        let (checkbox, label_element) = self.control(label).await;
+        label_element.click().await.expect("click the label");
+        assert!(
+            !checkbox.is_selected().await.expect("state"),
+            "clicking {label:?} unticks its box"
+        );
+    }
+
+    /// Ticks the checkbox whose label reads `label` by clicking the label.
+    pub async fn tick(&self, label: &str) {
+        let (checkbox, label_element) = self.control(label).await;
+        label_element.click().await.expect("click the label");
+        assert!(
+            checkbox.is_selected().await.expect("state"),
+            "clicking {label:?} ticks its box"
+        );
+    }
+
+    /// The number in a pane's "Orders stored: N" heading.
+    pub async fn orders_stored(&self, pane: &str) -> usize {
+        let heading = self
+            .pane(pane)
+            .await
+            .find(Locator::Css("h3.order-count"))
+            .await
+            .expect("an 'Orders stored' heading");
+        let text = heading.text().await.expect("heading text");
+        text.rsplit(':')
+            .next()
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no count in {text:?}"))
+    }
+
+    /// The pane (a region named after its server's heading) showing `server`.
+    pub async fn pane(&self, server: &str) -> Element {
+        self.by_role(Role::Region, server).await
+    }
+
+    /// Whether a pane shows `server` now.
+    pub async fn shows_pane(&self, server: &str) -> bool {
+        self.find(Role::Region, server).await.is_some()
+    }
+
+    pub async fn pane_text(&self, pane: &str) -> String {
+        self.pane(pane).await.text().await.expect("pane text")
+    }
+
+    /// The outcome of each attempt on a pane's timeline, in order.
+    pub async fn outcomes(&self, pane: &str) -> Vec<String> {
+        let mut outcomes = Vec::new();
+        for element in self
+            .pane(pane)
+            .await
+            .find_all(Locator::Css("ol.timeline strong.outcome"))
+            .await
+            .expect("timeline outcomes")
+        {
+            outcomes.push(element.text().await.expect("outcome text"));
+        }
+        outcomes
+    }
+
+    /// A pane's sequence diagram, row by row: the lane (column) of the
+    /// step and its text.
+    pub async fn diagram_rows(&self, pane: &str) -> Vec<(usize, String)> {
+        let mut rows = Vec::new();
+        let pane = self.pane(pane).await;
+        for row in pane
+            .find_all(Locator::Css("table.sequence > tbody > tr"))
+            .await
+            .unwrap()
+        {
+            let cells = row.find_all(Locator::Css("td")).await.unwrap();
+            for (lane, cell) in cells.iter().enumerate() {
+                let text = cell.text().await.unwrap();
+                if !text.is_empty() {
+                    rows.push((lane, text));
+                }
+            }
+        }
+        rows
+    }
+
+    pub async fn save_screenshot(&self, name: &str) {
+        // Wide and tall enough for the controls and both panes side by side.
+        self.browser
+            .set_window_size(1400, 2300)
+            .await
+            .expect("resize the window");
+        let png = self.browser.screenshot().await.expect("a screenshot");
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut folders = vec![root.join("target/screenshots")];
+        // The README shows docs/; refresh it with UPDATE_SCREENSHOTS=1 when the page changes.
+        if std::env::var_os("UPDATE_SCREENSHOTS").is_some() {
+            folders.push(root.join("docs"));
+        }
+        for folder in folders {
+            std::fs::create_dir_all(&folder).expect("create the screenshot folder");
+            std::fs::write(folder.join(name), &png).expect("save the screenshot");
+        }
+    }
+}
+
+/// A lab on SQLite serving the built page, and a learner at a fresh browser on it.
+pub async fn open_lab() -> (String, Learner) {
+    let base = spawn_lab(Backend::Sqlite, &ui_dir()).await;
+    let learner = Learner::open(&base).await;
+    (base, learner)
+}
