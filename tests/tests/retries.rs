@@ -256,7 +256,7 @@ async fn a_failed_order_leaves_no_claim_behind_so_the_retry_succeeds<S: lab_core
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_order_releases_its_key_on_the_safe_server_so_the_retry_succeeds() {
     a_failed_order_leaves_no_claim_behind_so_the_retry_succeeds::<safe_server::SafeServer>(
-        "safe_orders",
+        "lab_orders",
     )
     .await;
 }
@@ -265,6 +265,6 @@ async fn a_failed_order_releases_its_key_on_the_safe_server_so_the_retry_succeed
 async fn a_failed_order_rolls_back_its_claim_on_the_transactional_server_so_the_retry_succeeds() {
     a_failed_order_leaves_no_claim_behind_so_the_retry_succeeds::<
         transactional_server::TransactionalServer,
-    >("transactional_orders")
+    >("lab_orders")
     .await;
 }

@@ -13,6 +13,51 @@ use sqlx::sqlite::{
 
 use crate::LabError;
 
+/// How an `INSERT` into a column the database keeps UNIQUE ended: the row
+/// went in, or the database refused it because another request's row holds
+/// that value already. This refusal, not an `if` in a handler, is what lets
+/// exactly one of several racing requests claim a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UniqueInsert {
+    /// The row went in: this request holds the key.
+    Inserted,
+    /// A unique violation (PostgreSQL SQLSTATE 23505, SQLite extended code
+    /// 2067): another request holds the key.
+    Refused,
+}
+
+impl UniqueInsert {
+    /// What `result`, an insert's outcome, says; any other error stays an error.
+    pub fn of(result: sqlx::Result<()>) -> sqlx::Result<Self> {
+        match result {
+            Ok(()) => Ok(Self::Inserted),
+            Err(sqlx::Error::Database(error)) if error.is_unique_violation() => Ok(Self::Refused),
+            Err(error) => Err(error),
+        }
+    }
+}
+
+/// A set of migrations, one folder per backend so column types stay native.
+#[derive(Debug)]
+pub struct Migrations {
+    /// The SQLite migrations.
+    pub sqlite: Migrator,
+    /// The PostgreSQL migrations.
+    pub postgres: Migrator,
+}
+
+/// The migrations of the crate that calls it, from its `migrations/sqlite`
+/// and `migrations/postgres` folders (a closure, for [`crate::ServerStorage`]).
+#[macro_export]
+macro_rules! migrations {
+    () => {
+        || $crate::Migrations {
+            sqlite: ::sqlx::migrate!("migrations/sqlite"),
+            postgres: ::sqlx::migrate!("migrations/postgres"),
+        }
+    };
+}
+
 /// Connections to one of the two supported databases.
 #[derive(Debug, Clone)]
 pub enum Db {
@@ -168,15 +213,16 @@ impl Db {
         Err(LabError::UnsupportedDatabaseUrl(redact(url)))
     }
 
-    /// Applies one server's migrations, the folder that matches this backend.
+    /// Applies one set of migrations (lab-core's or a server's), the folder
+    /// that matches this backend.
     ///
-    /// Both servers record their migrations in the same bookkeeping table, so
-    /// each must ignore the other's entries there.
-    pub async fn migrate(
-        &self,
-        mut sqlite: Migrator,
-        mut postgres: Migrator,
-    ) -> Result<(), LabError> {
+    /// Every set records its migrations in the same bookkeeping table, so
+    /// each must ignore the others' entries there.
+    pub async fn migrate(&self, migrations: Migrations) -> Result<(), LabError> {
+        let Migrations {
+            mut sqlite,
+            mut postgres,
+        } = migrations;
         sqlite.set_ignore_missing(true);
         postgres.set_ignore_missing(true);
         match self {

@@ -1,31 +1,48 @@
-//! The orders table. Every server keeps one alike (each its own table, so
-//! their orders never mix); only how they guard the key differs. The SQL
-//! text stays in each server's store module and is run from here.
+//! The orders, every server's in one table (`lab_orders`, a `server`
+//! column apart): what an order is does not differ between the designs,
+//! only how each guards the key, in a key table of its own. This is
+//! lab-core's store: the orders' SQL is here and in its migrations.
 
 use chrono::{DateTime, SubsecRound, Utc};
 use lab_wire::{IdempotencyKey, LabId, NewOrder, Order};
 use uuid::Uuid;
 
+use crate::db::Migrations;
 use crate::{Db, DbTx, with_pool, with_reader, with_tx};
 
-/// One server's SQL for its orders and for forgetting a lab.
-#[derive(Debug)]
-pub struct OrderTables {
-    /// Inserts an order: `$1` id, `$2` lab, `$3` item, `$4` amount, `$5` key, `$6` created at.
-    pub insert_order: &'static str,
-    /// Selects a lab's orders (`$1`), oldest first: id, item, amount, key, created at.
-    pub list_orders: &'static str,
-    /// Deletes a lab's (`$1`) idempotency keys.
-    pub delete_keys: &'static str,
-    /// Deletes a lab's (`$1`) orders.
-    pub delete_orders: &'static str,
+/// Inserts an order: `$1` server, `$2` id, `$3` lab, `$4` item, `$5` amount, `$6` key, `$7` created at.
+const INSERT_ORDER: &str = "INSERT INTO lab_orders \
+     (server, id, lab_id, item, amount_cents, idempotency_key, created_at) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+/// A server's (`$1`) orders in a lab (`$2`), oldest first.
+const LIST_ORDERS: &str = "SELECT id, item, amount_cents, idempotency_key, created_at \
+     FROM lab_orders WHERE server = $1 AND lab_id = $2 ORDER BY seq";
+/// A server's (`$1`) first order in a lab (`$2`) for a key (`$3`) written at or after `$4`.
+const ORDER_WRITTEN_SINCE: &str = "SELECT id, item, amount_cents, idempotency_key, created_at \
+     FROM lab_orders WHERE server = $1 AND lab_id = $2 AND idempotency_key = $3 \
+     AND created_at >= $4 ORDER BY seq LIMIT 1";
+/// Deletes a server's (`$1`) orders in a lab (`$2`).
+const DELETE_ORDERS: &str = "DELETE FROM lab_orders WHERE server = $1 AND lab_id = $2";
+
+/// The shared orders table's migrations (run before any server's).
+pub fn shared_migrations() -> Migrations {
+    crate::migrations!()()
 }
 
-/// An order as the orders tables' `SELECT`s return it: id, item, amount, key, created at.
-pub type OrderRow = (Uuid, String, i64, String, DateTime<Utc>);
+/// One server's orders, and how it forgets a lab.
+#[derive(Debug)]
+pub struct OrderTables {
+    /// The server's name in the `server` column: `naive`, `safe`, `transactional`.
+    pub server: &'static str,
+    /// Deletes a lab's (`$1`) idempotency keys from the server's key table.
+    pub delete_keys: &'static str,
+}
+
+/// An order as the orders table's `SELECT`s return it: id, item, amount, key, created at.
+type OrderRow = (Uuid, String, i64, String, DateTime<Utc>);
 
 /// The order a row of [`OrderRow`] describes.
-pub fn order_from_row((id, item, amount_cents, idempotency_key, created_at): OrderRow) -> Order {
+fn order_from_row((id, item, amount_cents, idempotency_key, created_at): OrderRow) -> Order {
     Order {
         id,
         item,
@@ -35,10 +52,11 @@ pub fn order_from_row((id, item, amount_cents, idempotency_key, created_at): Ord
     }
 }
 
-/// Binds an order's columns, in `insert_order`'s parameter order.
+/// Binds an order's columns, in [`INSERT_ORDER`]'s parameter order.
 macro_rules! bind_order {
-    ($query:expr, $order:expr, $lab:expr) => {
+    ($query:expr, $server:expr, $order:expr, $lab:expr) => {
         $query
+            .bind($server)
             .bind($order.id)
             .bind($lab.as_str())
             .bind(&$order.item)
@@ -71,7 +89,7 @@ impl OrderTables {
     ) -> sqlx::Result<Order> {
         let order = new_order(key, new);
         with_pool!(db, |pool| {
-            bind_order!(sqlx::query(self.insert_order), order, lab)
+            bind_order!(sqlx::query(INSERT_ORDER), self.server, order, lab)
                 .execute(pool)
                 .await?;
         });
@@ -88,7 +106,7 @@ impl OrderTables {
     ) -> sqlx::Result<Order> {
         let order = new_order(key, new);
         with_tx!(tx, |conn| {
-            bind_order!(sqlx::query(self.insert_order), order, lab)
+            bind_order!(sqlx::query(INSERT_ORDER), self.server, order, lab)
                 .execute(conn)
                 .await?;
         });
@@ -98,12 +116,34 @@ impl OrderTables {
     /// The lab's orders, oldest first.
     pub async fn list_orders(&self, db: &Db, lab: &LabId) -> sqlx::Result<Vec<Order>> {
         let rows: Vec<OrderRow> = with_reader!(db, |pool| {
-            sqlx::query_as(self.list_orders)
+            sqlx::query_as(LIST_ORDERS)
+                .bind(self.server)
                 .bind(lab.as_str())
                 .fetch_all(pool)
                 .await?
         });
         Ok(rows.into_iter().map(order_from_row).collect())
+    }
+
+    /// The first order for `key` written at or after `since`: what a claim's
+    /// request created before it died, if it got that far.
+    pub async fn order_written_since(
+        &self,
+        db: &Db,
+        lab: &LabId,
+        key: &IdempotencyKey,
+        since: DateTime<Utc>,
+    ) -> sqlx::Result<Option<Order>> {
+        let row: Option<OrderRow> = with_reader!(db, |pool| {
+            sqlx::query_as(ORDER_WRITTEN_SINCE)
+                .bind(self.server)
+                .bind(lab.as_str())
+                .bind(key.as_str())
+                .bind(since)
+                .fetch_optional(pool)
+                .await?
+        });
+        Ok(row.map(order_from_row))
     }
 
     /// Deletes the lab's keys and orders in one transaction.
@@ -114,7 +154,8 @@ impl OrderTables {
                 .bind(lab.as_str())
                 .execute(&mut *tx)
                 .await?;
-            sqlx::query(self.delete_orders)
+            sqlx::query(DELETE_ORDERS)
+                .bind(self.server)
                 .bind(lab.as_str())
                 .execute(&mut *tx)
                 .await?;

@@ -5,34 +5,26 @@
 
 use axum::Router;
 use axum::response::Response;
-use sqlx::migrate::Migrator;
 
 use crate::cleanup::ExpiredKeys;
-use crate::orders::OrderTables;
+use crate::db::Migrations;
+use crate::orders::{OrderTables, shared_migrations};
 use crate::request::OrderRequest;
 use crate::routes::order_routes;
 use crate::state::ServerState;
 use crate::steps::Steps;
 use crate::{Db, LabError};
 
-/// A server's migrations, one folder per backend so column types stay native.
-#[derive(Debug)]
-pub struct Migrations {
-    /// The SQLite migrations.
-    pub sqlite: Migrator,
-    /// The PostgreSQL migrations.
-    pub postgres: Migrator,
-}
-
 /// Where a server keeps its orders and keys: the SQL the shared code runs
 /// for it, and its migrations.
 #[derive(Debug)]
 pub struct ServerStorage {
-    /// Its orders table, and how to forget a lab.
+    /// Its orders (in the shared table) and how to forget a lab.
     pub order_tables: OrderTables,
     /// How the cleanup job deletes its expired keys.
     pub expired_keys: ExpiredKeys,
-    /// Its migrations (`sqlx::migrate!` paths are relative to the server's crate).
+    /// Its migrations: [`crate::migrations!`] in the server's crate, whose
+    /// folders `sqlx::migrate!` reads at compile time.
     pub migrations: fn() -> Migrations,
 }
 
@@ -69,9 +61,11 @@ pub trait OrderServer: Sized + 'static {
         Self::routes(Self::state(db))
     }
 
-    /// Creates or updates the server's tables.
+    /// Creates or updates the shared orders table, then the server's own tables.
     fn migrate(db: &Db) -> impl Future<Output = Result<(), LabError>> + Send {
-        let Migrations { sqlite, postgres } = (Self::STORAGE.migrations)();
-        db.migrate(sqlite, postgres)
+        async move {
+            db.migrate(shared_migrations()).await?;
+            db.migrate((Self::STORAGE.migrations)()).await
+        }
     }
 }

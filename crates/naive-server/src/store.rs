@@ -3,9 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use lab_core::cleanup::ExpiredKeys;
-use lab_core::{
-    Db, Migrations, OrderTables, ServerStorage, StoredResponse, with_pool, with_reader,
-};
+use lab_core::{Db, OrderTables, ServerStorage, StoredResponse, with_pool, with_reader};
 use lab_wire::{IdempotencyKey, LabId};
 
 /// The response stored for `key`, if any and not expired (the oldest, should there be several).
@@ -61,22 +59,15 @@ pub async fn save_response(
 /// Where the naive server keeps its orders and keys.
 pub static STORAGE: ServerStorage = ServerStorage {
     order_tables: OrderTables {
-        insert_order: "INSERT INTO naive_orders (id, lab_id, item, amount_cents, idempotency_key, created_at) \
-                       VALUES ($1, $2, $3, $4, $5, $6)",
-        list_orders: "SELECT id, item, amount_cents, idempotency_key, created_at FROM naive_orders \
-                      WHERE lab_id = $1 ORDER BY seq",
+        server: "naive",
         delete_keys: "DELETE FROM naive_idempotency_keys WHERE lab_id = $1",
-        delete_orders: "DELETE FROM naive_orders WHERE lab_id = $1",
     },
     expired_keys: ExpiredKeys {
         table: "naive_idempotency_keys",
         // Deletes up to `$2` keys that expired before `$1`.
         delete_batch: "DELETE FROM naive_idempotency_keys WHERE expires_at <= $1 \
-     AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key FROM naive_idempotency_keys \
-     WHERE expires_at <= $1 LIMIT $2)",
+                      AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key FROM naive_idempotency_keys \
+                      WHERE expires_at <= $1 LIMIT $2)",
     },
-    migrations: || Migrations {
-        sqlite: sqlx::migrate!("migrations/sqlite"),
-        postgres: sqlx::migrate!("migrations/postgres"),
-    },
+    migrations: lab_core::migrations!(),
 };

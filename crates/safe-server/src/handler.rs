@@ -50,12 +50,14 @@ impl OrderServer for SafeServer {
                 // The request that claimed the key died without answering, but
                 // it may have written its order first (the three steps are three
                 // statements). Finish its work instead of doing it twice.
-                if let Some(earlier) =
-                    store::order_written_since(&db, &lab, &key, claimed_at).await?
+                if let Some(earlier) = store::STORAGE
+                    .order_tables
+                    .order_written_since(&db, &lab, &key, claimed_at)
+                    .await?
                 {
                     steps.record(StepKind::OrderRecovered);
                     let stored = StoredResponse::created(&earlier);
-                    store::save_response(&db, &lab, &key, &stored).await?;
+                    store::SAVE_RESPONSE.run(&db, &lab, &key, &stored).await?;
                     steps.record(StepKind::ResponseSaved);
                     return Ok(stored.replay());
                 }
@@ -93,7 +95,7 @@ impl OrderServer for SafeServer {
 
         // Step 3: save the answer on the key, for retries to replay.
         let stored = StoredResponse::created(&created);
-        store::save_response(&db, &lab, &key, &stored).await?;
+        store::SAVE_RESPONSE.run(&db, &lab, &key, &stored).await?;
         steps.record(StepKind::ResponseSaved);
         Ok(stored.first_response())
     }

@@ -3,11 +3,11 @@
 
 use chrono::{DateTime, SubsecRound, Utc};
 use lab_core::cleanup::ExpiredKeys;
-use lab_core::orders::{OrderRow, order_from_row};
 use lab_core::{
-    Db, Migrations, OrderTables, ServerStorage, StoredResponse, with_pool, with_reader,
+    Db, OrderTables, SaveAnswer, ServerStorage, StoredResponse, UniqueInsert, with_pool,
+    with_reader,
 };
-use lab_wire::{IdempotencyKey, LabId, Order};
+use lab_wire::{IdempotencyKey, LabId};
 
 /// Who got the key: this request, or an earlier one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,14 +122,12 @@ async fn insert_claim(
         .await
         .map(|_| ())
     });
-    match inserted {
-        Ok(()) => Ok(Claim::Won),
-        // PostgreSQL SQLSTATE 23505, SQLite extended code 2067.
-        Err(sqlx::Error::Database(error)) if error.is_unique_violation() => {
-            Ok(Claim::AlreadyClaimed)
-        }
-        Err(error) => Err(error),
-    }
+    // The database decides: of racing inserts of one key, one goes in and
+    // every other gets a unique violation.
+    Ok(match UniqueInsert::of(inserted)? {
+        UniqueInsert::Inserted => Claim::Won,
+        UniqueInsert::Refused => Claim::AlreadyClaimed,
+    })
 }
 
 /// Takes over an unanswered claim whose lock has run out, if it was made
@@ -158,28 +156,6 @@ async fn take_over_abandoned_claim(
         .fetch_optional(pool)
         .await
     })
-}
-
-/// The first order for `key` written at or after `since`: what a claim's
-/// request created before it died, if it got that far.
-pub async fn order_written_since(
-    db: &Db,
-    lab: &LabId,
-    key: &IdempotencyKey,
-    since: DateTime<Utc>,
-) -> sqlx::Result<Option<Order>> {
-    let row: Option<OrderRow> = with_reader!(db, |pool| {
-        sqlx::query_as(
-            "SELECT id, item, amount_cents, idempotency_key, created_at FROM safe_orders \
-             WHERE lab_id = $1 AND idempotency_key = $2 AND created_at >= $3 ORDER BY seq LIMIT 1",
-        )
-        .bind(lab.as_str())
-        .bind(key.as_str())
-        .bind(since)
-        .fetch_optional(pool)
-        .await?
-    });
-    Ok(row.map(order_from_row))
 }
 
 /// Deletes the claim on `key` if it was answered and has expired; says whether it did.
@@ -227,26 +203,10 @@ pub async fn key_state(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Resu
 /// Records the answer on the claimed key, for retries to replay. A
 /// statement of its own, after the order's: a crash in between leaves an
 /// order whose claim has no answer.
-pub async fn save_response(
-    db: &Db,
-    lab: &LabId,
-    key: &IdempotencyKey,
-    stored: &StoredResponse,
-) -> sqlx::Result<()> {
-    with_pool!(db, |pool| {
-        sqlx::query(
-            "UPDATE safe_idempotency_keys SET status_code = $1, response_body = $2 \
-             WHERE lab_id = $3 AND idempotency_key = $4",
-        )
-        .bind(i32::from(stored.status))
-        .bind(&stored.body)
-        .bind(lab.as_str())
-        .bind(key.as_str())
-        .execute(pool)
-        .await?;
-    });
-    Ok(())
-}
+pub const SAVE_RESPONSE: SaveAnswer = SaveAnswer(
+    "UPDATE safe_idempotency_keys SET status_code = $1, response_body = $2 \
+     WHERE lab_id = $3 AND idempotency_key = $4",
+);
 
 /// Deletes an unanswered claim, so a retry can claim the key again.
 pub async fn release_key(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Result<()> {
@@ -266,24 +226,17 @@ pub async fn release_key(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Re
 /// Where the safe server keeps its orders and keys.
 pub static STORAGE: ServerStorage = ServerStorage {
     order_tables: OrderTables {
-        insert_order: "INSERT INTO safe_orders (id, lab_id, item, amount_cents, idempotency_key, created_at) \
-                       VALUES ($1, $2, $3, $4, $5, $6)",
-        list_orders: "SELECT id, item, amount_cents, idempotency_key, created_at FROM safe_orders \
-                      WHERE lab_id = $1 ORDER BY seq",
+        server: "safe",
         delete_keys: "DELETE FROM safe_idempotency_keys WHERE lab_id = $1",
-        delete_orders: "DELETE FROM safe_orders WHERE lab_id = $1",
     },
     expired_keys: ExpiredKeys {
         table: "safe_idempotency_keys",
         // Deletes up to `$2` answered keys that expired before `$1`. Unanswered
         // claims are left alone: their request is still running (or crashed).
         delete_batch: "DELETE FROM safe_idempotency_keys \
-     WHERE expires_at <= $1 AND status_code IS NOT NULL \
-     AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key FROM safe_idempotency_keys \
-     WHERE expires_at <= $1 AND status_code IS NOT NULL LIMIT $2)",
+                      WHERE expires_at <= $1 AND status_code IS NOT NULL \
+                      AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key FROM safe_idempotency_keys \
+                      WHERE expires_at <= $1 AND status_code IS NOT NULL LIMIT $2)",
     },
-    migrations: || Migrations {
-        sqlite: sqlx::migrate!("migrations/sqlite"),
-        postgres: sqlx::migrate!("migrations/postgres"),
-    },
+    migrations: lab_core::migrations!(),
 };

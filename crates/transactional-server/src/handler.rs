@@ -90,7 +90,9 @@ impl OrderServer for TransactionalServer {
 
         // Step 3: save the answer on the key, and commit all three at once.
         let stored = StoredResponse::created(&created);
-        store::save_response(&mut tx, &lab, &key, &stored).await?;
+        store::SAVE_RESPONSE
+            .run_in(&mut tx, &lab, &key, &stored)
+            .await?;
         steps.record(StepKind::ResponseSaved);
         tx.commit().await?;
         steps.record(StepKind::Committed);

@@ -5,7 +5,8 @@
 use chrono::{DateTime, SubsecRound, Utc};
 use lab_core::cleanup::ExpiredKeys;
 use lab_core::{
-    Db, DbTx, Migrations, OrderTables, ServerStorage, StoredResponse, with_reader, with_tx,
+    Db, DbTx, OrderTables, SaveAnswer, ServerStorage, StoredResponse, UniqueInsert, with_reader,
+    with_tx,
 };
 use lab_wire::{IdempotencyKey, LabId};
 
@@ -92,60 +93,34 @@ pub async fn claim_key(
         .await
         .map(|_| ())
     });
-    match inserted {
-        Ok(()) => Ok(Claim::Won),
-        // PostgreSQL SQLSTATE 23505, SQLite extended code 2067.
-        Err(sqlx::Error::Database(error)) if error.is_unique_violation() => {
-            Ok(Claim::AlreadyClaimed)
-        }
-        Err(error) => Err(error),
-    }
+    // The database decides: of racing inserts of one key, one goes in and
+    // every other gets a unique violation.
+    Ok(match UniqueInsert::of(inserted)? {
+        UniqueInsert::Inserted => Claim::Won,
+        UniqueInsert::Refused => Claim::AlreadyClaimed,
+    })
 }
 
-/// Records the answer on the key claimed in `tx`.
-pub async fn save_response(
-    tx: &mut DbTx,
-    lab: &LabId,
-    key: &IdempotencyKey,
-    stored: &StoredResponse,
-) -> sqlx::Result<()> {
-    with_tx!(tx, |conn| {
-        sqlx::query(
-            "UPDATE transactional_idempotency_keys SET status_code = $1, response_body = $2 \
-             WHERE lab_id = $3 AND idempotency_key = $4",
-        )
-        .bind(i32::from(stored.status))
-        .bind(&stored.body)
-        .bind(lab.as_str())
-        .bind(key.as_str())
-        .execute(conn)
-        .await?;
-    });
-    Ok(())
-}
+/// Records the answer on the key claimed in the request's transaction.
+pub const SAVE_RESPONSE: SaveAnswer = SaveAnswer(
+    "UPDATE transactional_idempotency_keys SET status_code = $1, response_body = $2 \
+     WHERE lab_id = $3 AND idempotency_key = $4",
+);
 
 /// Where the transactional server keeps its orders and keys.
 pub static STORAGE: ServerStorage = ServerStorage {
     order_tables: OrderTables {
-        insert_order: "INSERT INTO transactional_orders \
-                       (id, lab_id, item, amount_cents, idempotency_key, created_at) \
-                       VALUES ($1, $2, $3, $4, $5, $6)",
-        list_orders: "SELECT id, item, amount_cents, idempotency_key, created_at \
-                      FROM transactional_orders WHERE lab_id = $1 ORDER BY seq",
+        server: "transactional",
         delete_keys: "DELETE FROM transactional_idempotency_keys WHERE lab_id = $1",
-        delete_orders: "DELETE FROM transactional_orders WHERE lab_id = $1",
     },
     expired_keys: ExpiredKeys {
         table: "transactional_idempotency_keys",
         // Deletes up to `$2` keys that expired before `$1`. Every committed key
         // has its answer, so there are no half-done claims to spare.
         delete_batch: "DELETE FROM transactional_idempotency_keys \
-     WHERE expires_at <= $1 \
-     AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key \
-     FROM transactional_idempotency_keys WHERE expires_at <= $1 LIMIT $2)",
+                      WHERE expires_at <= $1 \
+                      AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key \
+                      FROM transactional_idempotency_keys WHERE expires_at <= $1 LIMIT $2)",
     },
-    migrations: || Migrations {
-        sqlite: sqlx::migrate!("migrations/sqlite"),
-        postgres: sqlx::migrate!("migrations/postgres"),
-    },
+    migrations: lab_core::migrations!(),
 };
