@@ -159,7 +159,13 @@ impl Learner {
 
     /// Clicks a button and waits until the page says the run is done.
     pub async fn press_and_wait(&self, text: &str) {
-        self.button(text).await.click().await.expect("click");
+        self.click_and_wait(self.button(text).await, text).await;
+    }
+
+    /// Clicks `button` (called `what` in messages) and waits until the page
+    /// says the run is done.
+    pub async fn click_and_wait(&self, button: Element, what: &str) {
+        button.click().await.expect("click");
         let status = self
             .browser
             .find(Locator::Css("[role=status]"))
@@ -173,7 +179,7 @@ impl Learner {
                 .filter(|t| t.starts_with("Done") || t.starts_with("Reset"))
         })
         .await
-        .unwrap_or_else(|| panic!("pressing {text:?} finishes and says so"));
+        .unwrap_or_else(|| panic!("pressing {what:?} finishes and says so"));
     }
 
     /// The form control (checkbox, number, text field or selector) whose

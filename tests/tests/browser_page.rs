@@ -238,7 +238,10 @@ async fn on_a_phone_the_diagram_folds_into_one_column_and_nothing_is_wider_than_
             .await
             .expect("a phone-sized window");
 
-        learner.press_and_wait("Concurrent sends").await;
+        // By its language-neutral id this time: the hook a translated page keeps.
+        let preset = learner.by_id("preset-concurrent-sends").await;
+        assert_eq!(preset.text().await.unwrap(), "Concurrent sends");
+        learner.click_and_wait(preset, "Concurrent sends").await;
 
         let rows = eventually(async || {
             let rows = learner.diagram_rows("Naive").await;

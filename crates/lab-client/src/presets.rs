@@ -6,6 +6,9 @@ use crate::design::{DEFAULT_PANES, Design};
 /// A scenario: how the client behaves, and what to look for.
 #[derive(Debug, Clone)]
 pub struct Preset {
+    /// A name that stays the same in every language: the button's id is
+    /// `preset-` and this, for links and tests.
+    pub id: &'static str,
     /// The button's text.
     pub name: &'static str,
     /// The client behaviour it sets.
@@ -28,6 +31,7 @@ const SAFE_BESIDE_TRANSACTIONAL: [Design; 2] = [Design::Safe, Design::Transactio
 /// The scenarios, in teaching order: the teaching matrix's rows.
 pub static PRESETS: [Preset; 8] = [
     Preset {
+        id: "dropped-response",
         name: "Dropped response",
         policy: ClientPolicy {
             drop_response: true,
@@ -40,6 +44,7 @@ pub static PRESETS: [Preset; 8] = [
             into a safe one.",
     },
     Preset {
+        id: "concurrent-sends",
         name: "Concurrent sends",
         policy: ClientPolicy {
             copies: 3,
@@ -56,6 +61,7 @@ pub static PRESETS: [Preset; 8] = [
             race.",
     },
     Preset {
+        id: "slow-response",
         name: "Slow response + client timeout",
         policy: ClientPolicy {
             retries: 3,
@@ -70,6 +76,7 @@ pub static PRESETS: [Preset; 8] = [
             timeout is concurrency in disguise.",
     },
     Preset {
+        id: "new-key-per-attempt",
         name: "New key per attempt",
         policy: ClientPolicy {
             new_key_per_attempt: true,
@@ -82,6 +89,7 @@ pub static PRESETS: [Preset; 8] = [
             must be made once per purchase, before the first attempt, and sent again on every retry.",
     },
     Preset {
+        id: "crash",
         name: "Crash mid-request",
         policy: ClientPolicy {
             retries: 4,
@@ -98,6 +106,7 @@ pub static PRESETS: [Preset; 8] = [
             (Naive, had it been shown, keeps the order but no answer, and the retry orders again.)",
     },
     Preset {
+        id: "changed-payload",
         name: "Changed payload",
         policy: ClientPolicy {
             drop_response: true,
@@ -111,6 +120,7 @@ pub static PRESETS: [Preset; 8] = [
             one that used the key first and answers 422: a key belongs to one request.",
     },
     Preset {
+        id: "expiry",
         name: "Late retry after expiry",
         policy: ClientPolicy {
             retries: 1,
@@ -125,6 +135,7 @@ pub static PRESETS: [Preset; 8] = [
             long keys are kept is a trade-off between storage and late retries, not a detail.",
     },
     Preset {
+        id: "hang-up",
         name: "Hang up, work cancelled",
         policy: ClientPolicy {
             timeout_ms: 400,
@@ -158,6 +169,12 @@ mod tests {
                 preset.name
             );
         }
+    }
+
+    #[test]
+    fn every_preset_has_its_own_id() {
+        let ids: std::collections::HashSet<_> = PRESETS.iter().map(|p| p.id).collect();
+        assert_eq!(ids.len(), PRESETS.len());
     }
 
     #[test]

@@ -140,7 +140,11 @@ pub fn App() -> impl IntoView {
                 explanation.set(Some((preset.name, preset.explanation)));
                 place_order();
             };
-            view! { <button type="button" class="preset" disabled=busy on:click=run>{preset.name}</button> }
+            view! {
+                <button type="button" class="preset" id=format!("preset-{}", preset.id) disabled=busy on:click=run>
+                    {preset.name}
+                </button>
+            }
         })
         .collect_view();
 
@@ -232,8 +236,8 @@ pub fn App() -> impl IntoView {
                     />
                 </fieldset>
                 <div class="buttons">
-                    <button type="submit" disabled=busy>"Place order"</button>
-                    <button type="button" class="secondary" disabled=busy on:click=reset>"Reset"</button>
+                    <button type="submit" id="place-order" disabled=busy>"Place order"</button>
+                    <button type="button" id="reset" class="secondary" disabled=busy on:click=reset>"Reset"</button>
                 </div>
             </form>
 
