@@ -8,7 +8,8 @@ use lab_wire::{KeyFound, StepKind};
 
 use crate::store;
 
-/// The naive server: the article's first attempt. Looks the key up, creates the order, then saves the key.
+/// The naive server: the article's first attempt. Looks the key up, creates
+/// the order, then saves the key.
 pub struct NaiveServer;
 
 impl OrderServer for NaiveServer {

@@ -10,7 +10,8 @@ use lab_wire::{IdempotencyKey, KeyFound, LabId, StepKind};
 
 use crate::store::{self, Claim, ClaimTerms, KeyState};
 
-/// The safe server: the article's fix. Claims the key in a UNIQUE column first, then creates the order, then saves the answer, three statements.
+/// The safe server: the article's fix. Claims the key in a UNIQUE column
+/// first, then creates the order, then saves the answer, three statements.
 pub struct SafeServer;
 
 impl OrderServer for SafeServer {

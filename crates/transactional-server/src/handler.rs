@@ -8,7 +8,8 @@ use lab_wire::{IdempotencyKey, KeyFound, LabId, StepKind};
 
 use crate::store::{self, Claim};
 
-/// The transactional server: claims the key in a UNIQUE column, creates the order and saves the answer in one transaction.
+/// The transactional server: claims the key in a UNIQUE column, creates the
+/// order and saves the answer in one transaction.
 pub struct TransactionalServer;
 
 impl OrderServer for TransactionalServer {
