@@ -5,6 +5,7 @@
 //! Needs the built page (`dist/`, or `LAB_UI_DIR`) and Chromium with
 //! chromedriver; `cargo xtask test` provides all three.
 
+use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -56,26 +57,37 @@ pub(crate) async fn start_chromedriver() -> Chromedriver {
         .and_then(|listener| listener.local_addr())
         .expect("a free port")
         .port();
-    let process = Command::new(&binary)
+    let mut process = Command::new(&binary)
         .arg(format!("--port={port}"))
         .process_group(0)
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap_or_else(|error| {
             panic!("cannot start {binary}: {error} (`cargo xtask test` installs it)")
         });
+    // Ready is an event chromedriver announces on stdout: wait for that line
+    // (the reader goes on draining stdout, so the pipe never fills).
+    let stdout = process.stdout.take().expect("stdout is piped");
+    let (ready, is_ready) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let mut ready = Some(ready);
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if line.contains("started successfully")
+                && let Some(ready) = ready.take()
+            {
+                let _ = ready.send(());
+            }
+        }
+    });
     let driver = Chromedriver {
         process,
         url: format!("http://127.0.0.1:{port}"),
     };
-    for _ in 0..100 {
-        if reqwest::get(format!("{}/status", driver.url)).await.is_ok() {
-            return driver;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+    match tokio::time::timeout(Duration::from_secs(10), is_ready).await {
+        Ok(Ok(())) => driver,
+        _ => panic!("chromedriver did not say it started on {}", driver.url),
     }
-    panic!("chromedriver did not start listening on {}", driver.url);
 }
 
 pub(crate) async fn open_browser(driver: &Chromedriver) -> Client {
@@ -103,7 +115,10 @@ pub(crate) async fn open_browser(driver: &Chromedriver) -> Client {
         .expect("chromedriver opens a Chromium session")
 }
 
-/// Polls `check` every 100 ms for up to 20 s; returns its last answer.
+/// Waits until `check` sees what it waits for (a status line, a count),
+/// for up to 20 s; returns what it saw. WebDriver cannot tell a client that
+/// the page changed, so `check` is asked again every 100 ms: the wait ends
+/// on the event itself, the interval only sets how soon it is noticed.
 pub async fn eventually<T>(mut check: impl AsyncFnMut() -> Option<T>) -> Option<T> {
     for _ in 0..200 {
         if let Some(found) = check().await {

@@ -115,8 +115,9 @@ impl Learner {
             .await
             .ok()?;
         for candidate in candidates {
-            if self.computed(&candidate, "computedrole").await == role.aria()
-                && self.computed(&candidate, "computedlabel").await == name
+            // The name first: it rules out most candidates in one round trip.
+            if self.computed(&candidate, "computedlabel").await == name
+                && self.computed(&candidate, "computedrole").await == role.aria()
             {
                 return Some(candidate);
             }

@@ -17,6 +17,17 @@ pub struct StoredResponse {
     pub body: String,
 }
 
+/// Binds an answer's columns, in [`SaveAnswer`]'s parameter order.
+macro_rules! bind_answer {
+    ($query:expr, $stored:expr, $lab:expr, $key:expr) => {
+        $query
+            .bind(i32::from($stored.status))
+            .bind(&$stored.body)
+            .bind($lab.as_str())
+            .bind($key.as_str())
+    };
+}
+
 /// A key table's statement that records the answer on a claimed key:
 /// `$1` status, `$2` body, `$3` lab, `$4` key. Each server writes its own
 /// (its own table); whether it runs alone or inside the transaction that
@@ -34,11 +45,7 @@ impl SaveAnswer {
         stored: &StoredResponse,
     ) -> sqlx::Result<()> {
         with_pool!(db, |pool| {
-            sqlx::query(self.0)
-                .bind(i32::from(stored.status))
-                .bind(&stored.body)
-                .bind(lab.as_str())
-                .bind(key.as_str())
+            bind_answer!(sqlx::query(self.0), stored, lab, key)
                 .execute(pool)
                 .await?;
         });
@@ -54,11 +61,7 @@ impl SaveAnswer {
         stored: &StoredResponse,
     ) -> sqlx::Result<()> {
         with_tx!(tx, |conn| {
-            sqlx::query(self.0)
-                .bind(i32::from(stored.status))
-                .bind(&stored.body)
-                .bind(lab.as_str())
-                .bind(key.as_str())
+            bind_answer!(sqlx::query(self.0), stored, lab, key)
                 .execute(conn)
                 .await?;
         });
