@@ -90,7 +90,9 @@ pub(crate) async fn start_chromedriver() -> Chromedriver {
     }
 }
 
-pub(crate) async fn open_browser(driver: &Chromedriver) -> Client {
+/// A fresh headless Chromium whose preferred languages are `languages`
+/// (`en-US`, `zh-CN,zh`…), as a learner's browser settings would say.
+pub(crate) async fn open_browser(driver: &Chromedriver, languages: &str) -> Client {
     let profile =
         std::env::temp_dir().join(format!("idempotency-lab-chromium-{}", uuid::Uuid::new_v4()));
     let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
@@ -104,7 +106,9 @@ pub(crate) async fn open_browser(driver: &Chromedriver) -> Client {
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--no-first-run", "--window-size=1280,1000",
                 format!("--user-data-dir={}", profile.display()),
+                format!("--lang={}", languages.split(',').next().unwrap_or("en-US")),
             ],
+            "prefs": { "intl.accept_languages": languages },
         }),
     );
     ClientBuilder::rustls()

@@ -83,10 +83,16 @@ pub struct Learner {
 }
 
 impl Learner {
-    /// A fresh browser showing the page at `url`, once the app has started.
+    /// A fresh browser (preferring English) showing the page at `url`, once the app has started.
     pub async fn open(url: &str) -> Self {
+        Self::open_preferring(url, "en-US,en").await
+    }
+
+    /// A fresh browser whose preferred languages are `languages`
+    /// (`zh-CN,zh`), showing the page at `url` once the app has started.
+    pub async fn open_preferring(url: &str, languages: &str) -> Self {
         let driver = start_chromedriver().await;
-        let browser = open_browser(&driver).await;
+        let browser = open_browser(&driver, languages).await;
         let learner = Self {
             browser,
             _driver: driver,
@@ -97,9 +103,38 @@ impl Learner {
 
     pub async fn go_to(&self, url: &str) {
         self.browser.goto(url).await.expect("the page loads");
-        eventually(async || self.find(Role::Button, "Place order").await)
+        self.wait_for_the_app().await;
+    }
+
+    /// Reloads the page, as a learner pressing F5 does.
+    pub async fn reload(&self) {
+        self.browser.refresh().await.expect("the page reloads");
+        self.wait_for_the_app().await;
+    }
+
+    /// Waits until the app has started: its "Place order" button (found by
+    /// id, so in any language) is on the page.
+    async fn wait_for_the_app(&self) {
+        eventually(async || self.browser.find(Locator::Id("place-order")).await.ok())
             .await
             .expect("the app starts and shows its 'Place order' button");
+    }
+
+    /// The visible text of the whole page, as a learner reads it.
+    pub async fn page_text(&self) -> String {
+        self.by_css("main")
+            .await
+            .text()
+            .await
+            .expect("the page's text")
+    }
+
+    /// The first element `css` selects, which must be there.
+    pub async fn by_css(&self, css: &str) -> Element {
+        self.browser
+            .find(Locator::Css(css))
+            .await
+            .unwrap_or_else(|error| panic!("an element {css}: {error}"))
     }
 
     pub async fn current_url(&self) -> String {
@@ -172,12 +207,14 @@ impl Learner {
             .find(Locator::Css("[role=status]"))
             .await
             .expect("a status line");
+        // The line's state, not its words: the same in every language.
         eventually(async || {
             status
-                .text()
+                .attr("data-state")
                 .await
                 .ok()
-                .filter(|t| t.starts_with("Done") || t.starts_with("Reset"))
+                .flatten()
+                .filter(|state| state == "done" || state == "reset")
         })
         .await
         .unwrap_or_else(|| panic!("pressing {what:?} finishes and says so"));
@@ -249,17 +286,17 @@ impl Learner {
 
     /// The number in a pane's "Orders stored: N" heading.
     pub async fn orders_stored(&self, pane: &str) -> usize {
-        let heading = self
-            .pane(pane)
+        orders_in(&self.pane(pane).await).await
+    }
+
+    /// The number of orders the pane whose heading has `id` (`pane-1`) shows, in any language.
+    pub async fn orders_stored_in(&self, id: &str) -> usize {
+        let heading = self.by_id(id).await;
+        let pane = heading
+            .find(Locator::XPath("./ancestor::section[1]"))
             .await
-            .find(Locator::Css("h3.order-count"))
-            .await
-            .expect("an 'Orders stored' heading");
-        let text = heading.text().await.expect("heading text");
-        text.rsplit(':')
-            .next()
-            .and_then(|n| n.trim().parse().ok())
-            .unwrap_or_else(|| panic!("no count in {text:?}"))
+            .expect("a pane around its heading");
+        orders_in(&pane).await
     }
 
     /// The pane (a region named after its server's heading) showing `server`.
@@ -330,6 +367,20 @@ impl Learner {
             std::fs::write(folder.join(name), &png).expect("save the screenshot");
         }
     }
+}
+
+/// The count a pane's "Orders stored" heading carries (in `data-count`, so
+/// the words around it may be in any language).
+async fn orders_in(pane: &Element) -> usize {
+    let heading = pane
+        .find(Locator::Css("h3.order-count"))
+        .await
+        .expect("an 'Orders stored' heading");
+    let count = heading.attr("data-count").await.expect("attribute");
+    count
+        .as_deref()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {count:?}"))
 }
 
 /// A lab on SQLite serving the built page, and a learner at a fresh browser on it.

@@ -7,6 +7,7 @@
 
 pub mod backend;
 pub mod browser;
+pub mod catalogue;
 pub mod client;
 pub mod learner;
 pub mod steps;

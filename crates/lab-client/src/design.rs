@@ -1,5 +1,8 @@
 //! The three server designs a pane can show, and what the page says of each.
 
+use lab_i18n::Locale;
+use lab_i18n::i18n::td_string;
+
 /// One of the lab's order servers: the same API, a different way of keeping
 /// a key from creating two orders.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -34,39 +37,34 @@ impl Design {
         Self::ALL.into_iter().find(|design| design.name() == name)
     }
 
-    /// The pane's heading.
-    pub fn title(self) -> &'static str {
+    /// The pane's heading: `Naive`, `朴素版`.
+    pub fn title(self, locale: Locale) -> String {
         match self {
-            Self::Naive => "Naive",
-            Self::Safe => "Safe",
-            Self::Transactional => "Transactional",
+            Self::Naive => td_string!(locale, design.naive),
+            Self::Safe => td_string!(locale, design.safe),
+            Self::Transactional => td_string!(locale, design.transactional),
         }
+        .into()
     }
 
     /// The choice as a pane's selector lists it.
-    pub fn choice(self) -> &'static str {
+    pub fn choice(self, locale: Locale) -> String {
         match self {
-            Self::Naive => "Naive: look the key up, then insert",
-            Self::Safe => "Safe: the article's three statements",
-            Self::Transactional => "Transactional: one transaction",
+            Self::Naive => td_string!(locale, design.naive_choice),
+            Self::Safe => td_string!(locale, design.safe_choice),
+            Self::Transactional => td_string!(locale, design.transactional_choice),
         }
+        .into()
     }
 
     /// How the server works, in one sentence under the pane's heading.
-    pub fn how(self) -> &'static str {
+    pub fn how(self, locale: Locale) -> String {
         match self {
-            Self::Naive => {
-                "Looks the key up; if it is not there, creates the order, then saves the key."
-            }
-            Self::Safe => {
-                "Saves the key first, in a column the database keeps unique; only the request that saved \
-                 it creates the order, then saves the answer: three separate statements."
-            }
-            Self::Transactional => {
-                "Saves the key in a unique column, creates the order and saves the answer in one \
-                 transaction: all three are kept, or none."
-            }
+            Self::Naive => td_string!(locale, design.naive_how),
+            Self::Safe => td_string!(locale, design.safe_how),
+            Self::Transactional => td_string!(locale, design.transactional_how),
         }
+        .into()
     }
 
     /// Where the server takes orders: `/api/naive/orders`.

@@ -1,5 +1,11 @@
 //! How the page writes amounts and keys, and reads the amount a learner types.
 
+use lab_i18n::Locale;
+
+/// A text of the page in the learner's language, as a table row (a
+/// scenario, a form field) holds it: the catalogue message it renders.
+pub type Text = fn(Locale) -> String;
+
 /// Cents as a decimal amount: `450` → `4.50`.
 pub fn money(cents: i64) -> String {
     format!("{}.{:02}", cents / 100, cents % 100)

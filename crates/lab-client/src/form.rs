@@ -3,7 +3,10 @@
 //! one part of a [`ClientForm`], so adding a control (or translating one)
 //! is one row here, and the page never copies the policy field by field.
 
+use lab_i18n::i18n::td_string;
+
 use crate::ClientPolicy;
+use crate::display::Text;
 use crate::policy::{MAX_COPIES, MAX_RETRIES};
 
 /// What the form holds: the policy, plus how many copies "Send
@@ -97,9 +100,9 @@ pub struct FormField {
     /// Its fieldset.
     pub group: FieldGroup,
     /// The visible label.
-    pub label: &'static str,
+    pub label: Text,
     /// The hint under it.
-    pub hint: &'static str,
+    pub hint: Text,
     /// The control and what it changes.
     pub kind: FieldKind,
 }
@@ -118,8 +121,8 @@ pub const FORM_FIELDS: [FormField; 13] = [
     FormField {
         id: "drop-response",
         group: FieldGroup::Client,
-        label: "Drop response",
-        hint: "The server makes the order, then its answer is lost. The client sees a network error and retries.",
+        label: |locale| td_string!(locale, field.drop_response).into(),
+        hint: |locale| td_string!(locale, field.drop_response_hint).into(),
         kind: FieldKind::Check {
             get: |form| form.policy.drop_response,
             set: |form, on| form.policy.drop_response = on,
@@ -128,8 +131,8 @@ pub const FORM_FIELDS: [FormField; 13] = [
     FormField {
         id: "send-concurrently",
         group: FieldGroup::Client,
-        label: "Send concurrently",
-        hint: "Several copies with the same key at once, like a double click or parallel retries.",
+        label: |locale| td_string!(locale, field.send_concurrently).into(),
+        hint: |locale| td_string!(locale, field.send_concurrently_hint).into(),
         kind: FieldKind::Check {
             get: |form| form.concurrent,
             set: |form, on| form.concurrent = on,
@@ -138,8 +141,8 @@ pub const FORM_FIELDS: [FormField; 13] = [
     FormField {
         id: "copies",
         group: FieldGroup::Client,
-        label: "Copies",
-        hint: "2 to 6. Browsers open about six connections per server address, shared by both panes and the live steps: above 2, some copies wait their turn.",
+        label: |locale| td_string!(locale, field.copies).into(),
+        hint: |locale| td_string!(locale, field.copies_hint).into(),
         kind: FieldKind::Number {
             get: |form| u32::from(form.copies),
             set: |form, copies| form.copies = narrow(copies),
@@ -152,8 +155,8 @@ pub const FORM_FIELDS: [FormField; 13] = [
     FormField {
         id: "client-timeout",
         group: FieldGroup::Client,
-        label: "Client timeout (ms)",
-        hint: "How long the client waits for an answer before it gives up and retries. 0 waits as long as it takes.",
+        label: |locale| td_string!(locale, field.client_timeout).into(),
+        hint: |locale| td_string!(locale, field.client_timeout_hint).into(),
         kind: FieldKind::Number {
             get: |form| form.policy.timeout_ms,
             set: |form, ms| form.policy.timeout_ms = ms,
@@ -166,8 +169,8 @@ pub const FORM_FIELDS: [FormField; 13] = [
     FormField {
         id: "retries",
         group: FieldGroup::Client,
-        label: "Retries",
-        hint: "How many times the client tries again after a lost answer, a timeout or a 409.",
+        label: |locale| td_string!(locale, field.retries).into(),
+        hint: |locale| td_string!(locale, field.retries_hint).into(),
         kind: FieldKind::Number {
             get: |form| u32::from(form.policy.retries),
             set: |form, retries| form.policy.retries = narrow(retries),
@@ -180,8 +183,8 @@ pub const FORM_FIELDS: [FormField; 13] = [
     FormField {
         id: "backoff",
         group: FieldGroup::Client,
-        label: "Wait before retrying (ms)",
-        hint: "The pause before the first retry; it doubles before each further one.",
+        label: |locale| td_string!(locale, field.backoff).into(),
+        hint: |locale| td_string!(locale, field.backoff_hint).into(),
         kind: FieldKind::Number {
             get: |form| form.policy.backoff_ms,
             set: |form, ms| form.policy.backoff_ms = ms,
@@ -194,8 +197,8 @@ pub const FORM_FIELDS: [FormField; 13] = [
     FormField {
         id: "change-order-on-retry",
         group: FieldGroup::Client,
-        label: "Change the order on retry",
-        hint: "Retries carry the same key but a different order (one more to pay), as when the customer edits the basket meanwhile.",
+        label: |locale| td_string!(locale, field.change_order_on_retry).into(),
+        hint: |locale| td_string!(locale, field.change_order_on_retry_hint).into(),
         kind: FieldKind::Check {
             get: |form| form.policy.change_order_on_retry,
             set: |form, on| form.policy.change_order_on_retry = on,
@@ -204,8 +207,8 @@ pub const FORM_FIELDS: [FormField; 13] = [
     FormField {
         id: "new-key-per-attempt",
         group: FieldGroup::Client,
-        label: "New key for every attempt",
-        hint: "The mistake: a fresh key on each retry, so the server cannot recognise it.",
+        label: |locale| td_string!(locale, field.new_key_per_attempt).into(),
+        hint: |locale| td_string!(locale, field.new_key_per_attempt_hint).into(),
         kind: FieldKind::Check {
             get: |form| form.policy.new_key_per_attempt,
             set: |form, on| form.policy.new_key_per_attempt = on,
@@ -214,8 +217,8 @@ pub const FORM_FIELDS: [FormField; 13] = [
     FormField {
         id: "crash-after-create",
         group: FieldGroup::Server,
-        label: "Crash after creating the order",
-        hint: "The server stops right after writing the order, before saving its answer, as if the process died (wins over Drop response).",
+        label: |locale| td_string!(locale, field.crash_after_create).into(),
+        hint: |locale| td_string!(locale, field.crash_after_create_hint).into(),
         kind: FieldKind::Check {
             get: |form| form.policy.crash_after_create,
             set: |form, on| form.policy.crash_after_create = on,
@@ -224,8 +227,8 @@ pub const FORM_FIELDS: [FormField; 13] = [
     FormField {
         id: "cancel-on-disconnect",
         group: FieldGroup::Server,
-        label: "Cancel the work when the client hangs up",
-        hint: "hyper's default for a Rust handler: when the client times out, the server stops at its next await instead of finishing. Safe can be left with a claimed key and no order.",
+        label: |locale| td_string!(locale, field.cancel_on_disconnect).into(),
+        hint: |locale| td_string!(locale, field.cancel_on_disconnect_hint).into(),
         kind: FieldKind::Check {
             get: |form| form.policy.cancel_on_disconnect,
             set: |form, on| form.policy.cancel_on_disconnect = on,
@@ -234,8 +237,8 @@ pub const FORM_FIELDS: [FormField; 13] = [
     FormField {
         id: "lock-timeout",
         group: FieldGroup::Server,
-        label: "Lock timeout (s)",
-        hint: "How long a crashed request's claim blocks retries on Safe before one may take it over. 0 keeps the server's default (60 s).",
+        label: |locale| td_string!(locale, field.lock_timeout).into(),
+        hint: |locale| td_string!(locale, field.lock_timeout_hint).into(),
         kind: FieldKind::Number {
             get: |form| form.policy.lock_timeout_secs,
             set: |form, secs| form.policy.lock_timeout_secs = secs,
@@ -248,8 +251,8 @@ pub const FORM_FIELDS: [FormField; 13] = [
     FormField {
         id: "key-retention",
         group: FieldGroup::Server,
-        label: "Keep keys for (s)",
-        hint: "How long the servers remember this purchase's key; a retry after that is a new purchase. 0 keeps the default (a day).",
+        label: |locale| td_string!(locale, field.key_retention).into(),
+        hint: |locale| td_string!(locale, field.key_retention_hint).into(),
         kind: FieldKind::Number {
             get: |form| form.policy.key_retention_secs,
             set: |form, secs| form.policy.key_retention_secs = secs,
@@ -262,8 +265,8 @@ pub const FORM_FIELDS: [FormField; 13] = [
     FormField {
         id: "server-processing-time",
         group: FieldGroup::Server,
-        label: "Server processing time (ms)",
-        hint: "How long the server works between checking the key and creating the order, like a slow payment provider. Copies that arrive meanwhile race.",
+        label: |locale| td_string!(locale, field.server_processing_time).into(),
+        hint: |locale| td_string!(locale, field.server_processing_time_hint).into(),
         kind: FieldKind::Number {
             get: |form| form.policy.server_delay_ms,
             set: |form, ms| form.policy.server_delay_ms = ms,
@@ -294,7 +297,7 @@ mod tests {
         let mut form = ClientForm::default();
         for preset in &PRESETS {
             form.show(&preset.policy);
-            assert_eq!(form.policy(), preset.policy, "{}", preset.name);
+            assert_eq!(form.policy(), preset.policy, "{}", preset.id);
         }
     }
 
@@ -340,10 +343,16 @@ mod tests {
     }
 
     #[test]
-    fn ids_are_unique_and_every_field_has_a_label_and_a_hint() {
+    fn ids_are_unique_and_every_field_has_its_own_label_and_a_hint_in_each_language() {
         let ids: std::collections::HashSet<_> = every_field().map(|field| field.id).collect();
         assert_eq!(ids.len(), FORM_FIELDS.len());
-        assert!(every_field().all(|f| !f.label.is_empty() && !f.hint.is_empty()));
+        for locale in lab_i18n::LOCALES {
+            let labels: std::collections::HashSet<_> =
+                every_field().map(|f| (f.label)(locale)).collect();
+            assert_eq!(labels.len(), FORM_FIELDS.len(), "{locale:?}");
+            assert!(every_field().all(|f| (f.hint)(locale).len() > (f.label)(locale).len()));
+        }
+        assert_eq!((FORM_FIELDS[0].label)(lab_i18n::Locale::zh_CN), "丢弃响应");
     }
 
     #[test]

@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use lab_i18n::Locale;
+use lab_i18n::i18n::td_string;
 use lab_wire::Order;
 
 use crate::{money, short_key};
@@ -61,25 +63,37 @@ impl OrderGroup {
     }
 
     /// What the customer paid: `charged 4.50`, or `charged 2 × 4.50 = 9.00`.
-    pub fn charged(&self) -> String {
+    pub fn charged(&self, locale: Locale) -> String {
         let total: i64 = self.orders.iter().map(|order| order.amount_cents).sum();
         let first = self.orders.first().map_or(0, |order| order.amount_cents);
         let all_alike = self.orders.iter().all(|order| order.amount_cents == first);
+        let total = money(total);
         match self.orders.len() {
-            0 => "charged nothing".to_owned(),
-            1 => format!("charged {}", money(total)),
-            n if all_alike => format!("charged {n} × {} = {}", money(first), money(total)),
-            _ => format!("charged {}", money(total)),
+            0 => td_string!(locale, group.charged_nothing).into(),
+            n if n > 1 && all_alike => td_string!(
+                locale,
+                group.charged_times,
+                count = n,
+                price = money(first),
+                total = total
+            ),
+            _ => td_string!(locale, group.charged, total = total),
         }
     }
 
     /// A title such as `Purchase 2 · key 3f2a9c1e` or `Key 3f2a9c1e`.
-    pub fn title(&self) -> String {
+    pub fn title(&self, locale: Locale) -> String {
         let keys: Vec<&str> = self.keys.iter().map(|key| short_key(key)).collect();
-        let noun = if keys.len() == 1 { "key" } else { "keys" };
+        let keys = keys.join(td_string!(locale, group.key_separator));
         match self.purchase {
-            Some(purchase) => format!("Purchase {purchase} · {noun} {}", keys.join(", ")),
-            None => format!("Key {}", keys.join(", ")),
+            Some(purchase) => td_string!(
+                locale,
+                group.purchase,
+                count = self.keys.len() as u64,
+                purchase = purchase,
+                keys = keys
+            ),
+            None => td_string!(locale, group.unknown_purchase, keys = keys),
         }
     }
 }
@@ -139,8 +153,10 @@ mod tests {
         let groups = group_orders(&[order("k1", 450), order("k1", 450)], &purchases);
         assert_eq!(groups.len(), 1);
         assert!(groups[0].is_duplicate());
-        assert_eq!(groups[0].charged(), "charged 2 × 4.50 = 9.00");
-        assert_eq!(groups[0].title(), "Purchase 1 · key k1");
+        assert_eq!(groups[0].charged(Locale::en), "charged 2 × 4.50 = 9.00");
+        assert_eq!(groups[0].charged(Locale::zh_CN), "扣款 2 × 4.50 = 9.00");
+        assert_eq!(groups[0].title(Locale::en), "Purchase 1 · key k1");
+        assert_eq!(groups[0].title(Locale::zh_CN), "第 1 次购买 · 键 k1");
     }
 
     #[test]
@@ -155,7 +171,14 @@ mod tests {
         );
         assert_eq!(groups.len(), 1, "{groups:?}");
         assert!(groups[0].is_duplicate());
-        assert_eq!(groups[0].title(), "Purchase 1 · keys attempt-, attempt-");
+        assert_eq!(
+            groups[0].title(Locale::en),
+            "Purchase 1 · keys attempt-, attempt-"
+        );
+        assert_eq!(
+            groups[0].title(Locale::zh_CN),
+            "第 1 次购买 · 键 attempt-、attempt-"
+        );
     }
 
     #[test]
@@ -178,9 +201,11 @@ mod tests {
             groups.iter().map(|g| g.orders.len()).collect::<Vec<_>>(),
             [2, 1, 1]
         );
-        assert_eq!(groups[1].charged(), "charged 3.00");
+        assert_eq!(groups[1].charged(Locale::en), "charged 3.00");
+        assert_eq!(groups[1].charged(Locale::zh_CN), "扣款 3.00");
         assert_eq!(groups[2].purchase, None);
-        assert_eq!(groups[2].title(), "Key zzz");
+        assert_eq!(groups[2].title(Locale::en), "Key zzz");
+        assert_eq!(groups[2].title(Locale::zh_CN), "键 zzz");
         assert!(!groups[2].is_duplicate());
     }
 }

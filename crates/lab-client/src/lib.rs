@@ -15,9 +15,10 @@ pub mod timeline;
 pub mod verdict;
 
 pub use design::{DEFAULT_PANES, Design};
-pub use display::{money, parse_money, short_key};
+pub use display::{Text, money, parse_money, short_key};
 pub use form::{ClientForm, FieldGroup, FieldKind, FormField, fields_of};
 pub use grouping::{OrderGroup, Purchases, group_orders};
+pub use lab_i18n::Locale;
 pub use outcome::Outcome;
 pub use policy::{AttemptPlan, ClientPolicy, run_copy};
 pub use presets::{PRESETS, Preset, preset};

@@ -1,4 +1,8 @@
-//! The outcome of one HTTP attempt, as the client saw it.
+//! The outcome of one HTTP attempt, as the client saw it, and how the page
+//! names it in the learner's language.
+
+use lab_i18n::Locale;
+use lab_i18n::i18n::td_string;
 
 /// What one attempt got back.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -9,12 +13,14 @@ pub enum Outcome {
     Replayed,
     /// `409`: an earlier attempt with the same key was still running.
     InProgress,
-    /// Any other status, with the problem's title if there was one.
+    /// Any other status, with the problem's `type` if there was one.
     Rejected {
         /// The HTTP status.
         status: u16,
-        /// What the server said, in short.
-        title: String,
+        /// The problem+json `type`, e.g. `/problems/idempotency-key-reused`;
+        /// empty when the answer had no problem body. The page says what it
+        /// means in the learner's language (the `title` is the API's English).
+        problem: String,
     },
     /// The server hung up on purpose after doing the work (`Lab-Fault: drop-response`).
     Dropped,
@@ -28,45 +34,51 @@ pub enum Outcome {
 
 impl Outcome {
     /// Reads a response's status and `Idempotent-Replayed` header.
-    pub fn from_status(status: u16, replayed: bool, title: Option<String>) -> Self {
+    pub fn from_status(status: u16, replayed: bool, problem: Option<String>) -> Self {
         match (status, replayed) {
             (201, false) => Self::Created,
             (201, true) => Self::Replayed,
             (409, _) => Self::InProgress,
             _ => Self::Rejected {
                 status,
-                title: title.unwrap_or_default(),
+                problem: problem.unwrap_or_default(),
             },
         }
     }
 
     /// A short label for the timeline: `201`, `201 replayed`, `409`, `dropped`, …
-    pub fn label(&self) -> String {
+    pub fn label(&self, locale: Locale) -> String {
         match self {
-            Self::Created => "201".to_owned(),
-            Self::Replayed => "201 replayed".to_owned(),
-            Self::InProgress => "409".to_owned(),
-            Self::Rejected { status, title } if title.is_empty() => status.to_string(),
-            Self::Rejected { status, title } => format!("{status} {title}"),
-            Self::Dropped => "dropped".to_owned(),
-            Self::Crashed => "server crashed".to_owned(),
-            Self::TimedOut => "timed out".to_owned(),
-            Self::NetworkError(_) => "network error".to_owned(),
+            Self::Created => td_string!(locale, outcome.created).into(),
+            Self::Replayed => td_string!(locale, outcome.replayed).into(),
+            Self::InProgress => td_string!(locale, outcome.in_progress).into(),
+            Self::Rejected { status, problem } if problem.is_empty() => status.to_string(),
+            Self::Rejected { status, problem } => td_string!(
+                locale,
+                outcome.rejected,
+                status = status,
+                problem = problem_text(problem, locale)
+            ),
+            Self::Dropped => td_string!(locale, outcome.dropped).into(),
+            Self::Crashed => td_string!(locale, outcome.crashed).into(),
+            Self::TimedOut => td_string!(locale, outcome.timed_out).into(),
+            Self::NetworkError(_) => td_string!(locale, outcome.network_error).into(),
         }
     }
 
     /// What the label means, for people who do not read status codes.
-    pub fn meaning(&self) -> &'static str {
+    pub fn meaning(&self, locale: Locale) -> String {
         match self {
-            Self::Created => "created the order",
-            Self::Replayed => "got the stored answer of an earlier attempt",
-            Self::InProgress => "an earlier attempt was still running: try again",
-            Self::Rejected { .. } => "refused",
-            Self::Dropped => "the server did the work, but the answer was lost",
-            Self::Crashed => "the server stopped after writing the order, before saving its answer",
-            Self::TimedOut => "the client stopped waiting",
-            Self::NetworkError(_) => "the request failed on the way",
+            Self::Created => td_string!(locale, outcome.created_meaning),
+            Self::Replayed => td_string!(locale, outcome.replayed_meaning),
+            Self::InProgress => td_string!(locale, outcome.in_progress_meaning),
+            Self::Rejected { .. } => td_string!(locale, outcome.rejected_meaning),
+            Self::Dropped => td_string!(locale, outcome.dropped_meaning),
+            Self::Crashed => td_string!(locale, outcome.crashed_meaning),
+            Self::TimedOut => td_string!(locale, outcome.timed_out_meaning),
+            Self::NetworkError(_) => td_string!(locale, outcome.network_error_meaning),
         }
+        .into()
     }
 
     /// Whether a careful client tries again after this: no answer, or "still running".
@@ -82,6 +94,35 @@ impl Outcome {
     }
 }
 
+/// A problem+json `type` in the learner's words. The page can meet a few
+/// kinds of refusal on its own (a reused key, a key still in progress); the
+/// rest mean the request itself was malformed, and are named as such.
+pub fn problem_text(problem: &str, locale: Locale) -> String {
+    let slug = problem.strip_prefix("/problems/").unwrap_or(problem);
+    match slug {
+        "idempotency-key-reused" => td_string!(locale, problem.key_reused),
+        "request-in-progress" => td_string!(locale, problem.in_progress),
+        "invalid-order" => td_string!(locale, problem.invalid_order),
+        "missing-idempotency-key" => td_string!(locale, problem.missing_key),
+        "invalid-idempotency-key" => td_string!(locale, problem.invalid_key),
+        "internal" => td_string!(locale, problem.internal),
+        "invalid-lab-id"
+        | "repeated-header"
+        | "invalid-query"
+        | "invalid-lab-delay"
+        | "invalid-key-retention"
+        | "invalid-lock-timeout"
+        | "invalid-lab-cancellation"
+        | "unknown-lab-fault"
+        | "unsupported-media-type"
+        | "body-too-large"
+        | "unreadable-body"
+        | "malformed-json" => td_string!(locale, problem.bad_request),
+        _ => td_string!(locale, problem.other),
+    }
+    .into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,14 +131,52 @@ mod tests {
     fn a_replayed_201_is_told_apart_from_a_fresh_one() {
         assert_eq!(Outcome::from_status(201, false, None), Outcome::Created);
         assert_eq!(Outcome::from_status(201, true, None), Outcome::Replayed);
-        assert_eq!(Outcome::Replayed.label(), "201 replayed");
+        assert_eq!(Outcome::Replayed.label(Locale::en), "201 replayed");
+        assert_eq!(Outcome::Replayed.label(Locale::zh_CN), "201 重放");
     }
 
     #[test]
-    fn other_statuses_keep_the_problem_title() {
-        let outcome = Outcome::from_status(422, false, Some("Invalid order".into()));
-        assert_eq!(outcome.label(), "422 Invalid order");
-        assert_eq!(Outcome::from_status(409, false, None).label(), "409");
+    fn a_refusal_is_named_by_its_problem_type_in_the_learners_language() {
+        let reused =
+            Outcome::from_status(422, false, Some("/problems/idempotency-key-reused".into()));
+        assert_eq!(
+            reused.label(Locale::en),
+            "422 a key belongs to one request: this one had a different order"
+        );
+        assert_eq!(
+            reused.label(Locale::zh_CN),
+            "422 一个键只属于一个请求：这次的订单内容不同"
+        );
+        let malformed = Outcome::from_status(400, false, Some("/problems/malformed-json".into()));
+        assert_eq!(malformed.label(Locale::zh_CN), "400 服务器无法读取这个请求");
+        let unknown = Outcome::from_status(418, false, Some("/problems/teapot".into()));
+        assert_eq!(unknown.label(Locale::en), "418 refused by the server");
+        assert_eq!(
+            Outcome::from_status(409, false, None).label(Locale::en),
+            "409"
+        );
+        assert_eq!(
+            Outcome::from_status(502, false, None).label(Locale::zh_CN),
+            "502"
+        );
+    }
+
+    #[test]
+    fn every_outcome_has_a_meaning_in_both_languages() {
+        let all = [
+            Outcome::Created,
+            Outcome::Replayed,
+            Outcome::InProgress,
+            Outcome::from_status(422, false, None),
+            Outcome::Dropped,
+            Outcome::Crashed,
+            Outcome::TimedOut,
+            Outcome::NetworkError("reset".into()),
+        ];
+        for outcome in &all {
+            let (en, zh) = (outcome.meaning(Locale::en), outcome.meaning(Locale::zh_CN));
+            assert!(!en.is_empty() && !zh.is_empty() && en != zh, "{outcome:?}");
+        }
     }
 
     #[test]

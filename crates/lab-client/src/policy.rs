@@ -263,7 +263,7 @@ mod tests {
         assert_eq!(run_scripted(&policy, vec![Outcome::Created]).2.len(), 1);
         let refused = Outcome::Rejected {
             status: 422,
-            title: String::new(),
+            problem: String::new(),
         };
         assert_eq!(run_scripted(&policy, vec![refused]).2.len(), 1);
     }

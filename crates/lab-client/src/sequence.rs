@@ -3,6 +3,8 @@
 //! them. It shows racing requests interleave ("A: no key, B: no key, A:
 //! insert, B: insert") instead of saying that they do.
 
+use lab_i18n::Locale;
+use lab_i18n::i18n::td_string;
 use lab_wire::{KeyFound, Step, StepKind};
 
 use crate::short_key;
@@ -41,8 +43,8 @@ pub struct Sequence {
 }
 
 impl Sequence {
-    /// Lays out `steps` (in any order) as lanes and rows.
-    pub fn of(steps: &[Step]) -> Self {
+    /// Lays out `steps` (in any order) as lanes and rows, in `locale`'s words.
+    pub fn of(steps: &[Step], locale: Locale) -> Self {
         let mut ordered: Vec<&Step> = steps.iter().collect();
         ordered.sort_by_key(|step| step.seq);
         let start_us = ordered.first().map_or(0, |step| step.at_us);
@@ -55,7 +57,7 @@ impl Sequence {
                     None => {
                         lanes.push(Lane {
                             request: step.request,
-                            heading: format!("Request {}", lanes.len() + 1),
+                            heading: td_string!(locale, pane.lane, number = lanes.len() + 1),
                             key: short_key(&step.key).to_owned(),
                         });
                         lanes.len() - 1
@@ -64,7 +66,7 @@ impl Sequence {
                 Row {
                     lane,
                     after_ms: (step.at_us - start_us) as f64 / 1000.0,
-                    text: describe(&step.kind),
+                    text: describe(&step.kind, locale),
                     tone: tone(&step.kind),
                 }
             })
@@ -79,39 +81,39 @@ impl Sequence {
 }
 
 /// A step in plain words, short enough for a narrow lane.
-pub fn describe(kind: &StepKind) -> String {
+pub fn describe(kind: &StepKind, locale: Locale) -> String {
     match kind {
         StepKind::KeyLookedUp {
             found: KeyFound::Nothing,
-        } => "looked for the key: none".to_owned(),
+        } => td_string!(locale, step.looked_up_nothing).into(),
         StepKind::KeyLookedUp {
             found: KeyFound::Answer,
-        } => "looked for the key: answer saved".to_owned(),
+        } => td_string!(locale, step.looked_up_answer).into(),
         StepKind::KeyLookedUp {
             found: KeyFound::InProgress,
-        } => "looked for the key: still in progress".to_owned(),
-        StepKind::SlowPartStarted { ms } => format!("slow payment: {ms} ms"),
-        StepKind::TransactionBegun => "began a transaction".to_owned(),
-        StepKind::KeyClaimed => "inserted the key: claimed".to_owned(),
-        StepKind::KeyConflict => "inserting the key failed: UNIQUE".to_owned(),
-        StepKind::ClaimTakenOver => "took over a stale claim".to_owned(),
-        StepKind::OrderInserted => "inserted an order".to_owned(),
-        StepKind::OrderRecovered => "found the crashed request's order".to_owned(),
-        StepKind::ResponseSaved => "saved the answer".to_owned(),
-        StepKind::Committed => "committed".to_owned(),
-        StepKind::RolledBack => "rolled back".to_owned(),
-        StepKind::KeyReleased => "deleted its claim".to_owned(),
-        StepKind::Crashed => "crashed".to_owned(),
-        StepKind::Cancelled => "stopped: client hung up".to_owned(),
+        } => td_string!(locale, step.looked_up_in_progress).into(),
+        StepKind::SlowPartStarted { ms } => td_string!(locale, step.slow_part, ms = ms),
+        StepKind::TransactionBegun => td_string!(locale, step.transaction_begun).into(),
+        StepKind::KeyClaimed => td_string!(locale, step.key_claimed).into(),
+        StepKind::KeyConflict => td_string!(locale, step.key_conflict).into(),
+        StepKind::ClaimTakenOver => td_string!(locale, step.claim_taken_over).into(),
+        StepKind::OrderInserted => td_string!(locale, step.order_inserted).into(),
+        StepKind::OrderRecovered => td_string!(locale, step.order_recovered).into(),
+        StepKind::ResponseSaved => td_string!(locale, step.response_saved).into(),
+        StepKind::Committed => td_string!(locale, step.committed).into(),
+        StepKind::RolledBack => td_string!(locale, step.rolled_back).into(),
+        StepKind::KeyReleased => td_string!(locale, step.key_released).into(),
+        StepKind::Crashed => td_string!(locale, step.crashed).into(),
+        StepKind::Cancelled => td_string!(locale, step.cancelled).into(),
         StepKind::Answered {
             status,
             replayed: true,
-        } => format!("answered {status} (replay)"),
+        } => td_string!(locale, step.answered_replay, status = status),
         StepKind::Answered {
             status,
             replayed: false,
-        } => format!("answered {status}"),
-        StepKind::ResponseDropped => "hung up, no answer".to_owned(),
+        } => td_string!(locale, step.answered, status = status),
+        StepKind::ResponseDropped => td_string!(locale, step.response_dropped).into(),
     }
 }
 
@@ -176,7 +178,7 @@ mod tests {
             step(13, 7, 1_303_500, StepKind::OrderInserted),
             step(11, 8, 1_001_000, NOTHING),
         ];
-        let sequence = Sequence::of(&steps);
+        let sequence = Sequence::of(&steps, Locale::en);
 
         let lanes: Vec<_> = sequence
             .lanes
@@ -203,6 +205,11 @@ mod tests {
         );
         assert_eq!(sequence.rows[0].after_ms, 0.0);
         assert_eq!(sequence.rows[3].after_ms, 303.5);
+
+        let chinese = Sequence::of(&steps, Locale::zh_CN);
+        assert_eq!(chinese.lanes[1].heading, "请求 2");
+        assert_eq!(chinese.rows[0].text, "查询键：不存在");
+        assert_eq!(chinese.rows[2].text, "插入了一笔订单");
     }
 
     #[test]
@@ -211,18 +218,23 @@ mod tests {
             status: 201,
             replayed: true,
         };
-        assert_eq!(describe(&replay), "answered 201 (replay)");
+        assert_eq!(describe(&replay, Locale::en), "answered 201 (replay)");
+        assert_eq!(describe(&replay, Locale::zh_CN), "返回 201（重放）");
         let conflict = StepKind::Answered {
             status: 409,
             replayed: false,
         };
-        assert_eq!(describe(&conflict), "answered 409");
+        assert_eq!(describe(&conflict, Locale::en), "answered 409");
+        assert_eq!(
+            describe(&StepKind::KeyConflict, Locale::zh_CN),
+            "插入键失败：违反 UNIQUE 约束"
+        );
         assert_eq!(tone(&StepKind::KeyConflict), "conflict");
     }
 
     #[test]
     fn no_steps_draw_nothing() {
-        assert!(Sequence::of(&[]).is_empty());
+        assert!(Sequence::of(&[], Locale::en).is_empty());
     }
 
     #[test]

@@ -1,5 +1,8 @@
 //! The record of each HTTP attempt, and where it sits on a shared time axis.
 
+use lab_i18n::Locale;
+use lab_i18n::i18n::td_string;
+
 use crate::Outcome;
 
 /// One HTTP attempt as it happened, times in ms since the run started.
@@ -34,10 +37,14 @@ impl AttemptRecord {
     }
 
     /// `0–500 ms` or `800 ms–…` while running.
-    pub fn time_range(&self) -> String {
+    pub fn time_range(&self, locale: Locale) -> String {
+        let start = format!("{:.0}", self.started_ms);
         match self.ended_ms {
-            Some(end) => format!("{:.0}–{:.0} ms", self.started_ms, end),
-            None => format!("{:.0} ms–…", self.started_ms),
+            Some(end) => {
+                let end = format!("{end:.0}");
+                td_string!(locale, pane.time_range, start = start, end = end)
+            }
+            None => td_string!(locale, pane.time_running, start = start),
         }
     }
 }
@@ -81,5 +88,13 @@ mod tests {
         assert_eq!(span_ms([&running], 400.0), 400.0);
         assert_eq!(running.bar(400.0, 400.0), (25.0, 75.0));
         assert_eq!(record(400.0, Some(400.0)).bar(400.0, 400.0), (99.5, 0.5));
+    }
+
+    #[test]
+    fn a_time_range_reads_the_same_in_both_languages_and_is_open_while_running() {
+        for locale in lab_i18n::LOCALES {
+            assert_eq!(record(0.0, Some(499.6)).time_range(locale), "0–500 ms");
+            assert_eq!(record(800.0, None).time_range(locale), "800 ms–…");
+        }
     }
 }

@@ -3,6 +3,9 @@
 
 use std::collections::BTreeSet;
 
+use lab_i18n::Locale;
+use lab_i18n::i18n::td_string;
+
 use crate::{AttemptRecord, ClientPolicy, Design, Outcome, money, short_key};
 
 /// How much more the changed order of `change_order_on_retry` costs.
@@ -23,179 +26,172 @@ pub struct RunFacts<'a> {
     pub amount_cents: i64,
 }
 
-fn count(attempts: &[AttemptRecord], wanted: impl Fn(&Outcome) -> bool) -> usize {
+/// How many of `attempts` ended as `wanted` says, as the catalogue counts.
+fn count(attempts: &[AttemptRecord], wanted: impl Fn(&Outcome) -> bool) -> u64 {
     attempts
         .iter()
         .filter(|a| a.outcome.as_ref().is_some_and(&wanted))
-        .count()
+        .count() as u64
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("{n} {one}")
-    } else {
-        format!("{n} {many}")
-    }
-}
-
-/// The verdict for one server.
-pub fn verdict(facts: &RunFacts<'_>) -> String {
+/// The verdict for one server, in `locale`'s words.
+pub fn verdict(facts: &RunFacts<'_>, locale: Locale) -> String {
     let attempts = facts.attempts;
     let keys: BTreeSet<&str> = attempts.iter().map(|a| a.key.as_str()).collect();
-    let first_key = attempts.first().map_or("", |a| short_key(&a.key));
+    let key = attempts.first().map_or("", |a| short_key(&a.key));
     let orders = facts.orders;
     let price = money(facts.amount_cents);
-    let charged = format!(
-        "The customer is charged {orders} × {price} = {}.",
-        money(facts.amount_cents * orders as i64)
+    let charged: String = td_string!(
+        locale,
+        verdict.charged,
+        orders = orders,
+        price = &price,
+        total = money(facts.amount_cents * orders as i64)
     );
-    let dropped = count(attempts, |o| *o == Outcome::Dropped);
-    let crashed = count(attempts, |o| *o == Outcome::Crashed);
-    let refused_reuse = count(attempts, |o| {
-        matches!(o, Outcome::Rejected { status: 422, .. })
-    });
+    let timeout = facts.policy.timeout_ms;
     let timed_out = count(attempts, |o| *o == Outcome::TimedOut);
     let in_progress = count(attempts, |o| *o == Outcome::InProgress);
-    let replayed = count(attempts, |o| *o == Outcome::Replayed);
-    let created = count(attempts, |o| *o == Outcome::Created);
-    let first_copies = attempts.iter().filter(|a| a.number == 1).count();
+    let crashed = count(attempts, |o| *o == Outcome::Crashed);
+    let first_copies = attempts.iter().filter(|a| a.number == 1).count() as u64;
 
     if orders == 0 && facts.policy.cancel_on_disconnect && timed_out > 0 {
-        let claim = if in_progress > 0 {
-            " Meanwhile a claim on the key was left behind with no order, and retries were told 409."
+        return if in_progress > 0 {
+            td_string!(locale, verdict.cancelled_with_claim, timeout = timeout)
         } else {
-            ""
+            td_string!(locale, verdict.cancelled, timeout = timeout)
         };
-        return format!(
-            "The client gave up after {} ms each time, and the server dropped the work together with the \
-             connection: no order at all.{claim} The customer is not charged, and gets nothing.",
-            facts.policy.timeout_ms
-        );
     }
-
     if orders == 0 {
-        return format!(
-            "{} sent, and no order was stored: the timeline shows what each one got.",
-            plural(attempts.len(), "request was", "requests were")
-        );
+        return td_string!(locale, verdict.no_order, count = attempts.len() as u64);
     }
-
     if orders > 1 && keys.len() > 1 {
-        return format!(
-            "Every attempt carried a new key ({} for one purchase), so the server could not tell a retry \
-             from a new purchase: {orders} orders. {charged} The key has to be made once, before the first \
-             attempt, and sent again on every retry.",
-            keys.len()
+        return td_string!(
+            locale,
+            verdict.new_key_each_time,
+            keys = keys.len(),
+            orders = orders,
+            charged = charged
         );
     }
-
     if orders > 1 && timed_out > 0 && first_copies == 1 {
-        return format!(
-            "The client gave up after {} ms while the server was still working ({} ms), and retried with \
-             key {first_key}…. The server had not saved an answer yet, found nothing, and created another \
-             order: {orders} orders for one purchase. {charged} A timeout is concurrency in disguise.",
-            facts.policy.timeout_ms, facts.policy.server_delay_ms
+        return td_string!(
+            locale,
+            verdict.timeout_retry,
+            timeout = timeout,
+            delay = facts.policy.server_delay_ms,
+            key = key,
+            orders = orders,
+            charged = charged
         );
     }
-
     if orders > 1 && crashed > 0 {
-        return format!(
-            "The server crashed after writing the order, before saving its answer. The retry with key \
-             {first_key}… found no saved answer and ordered again: {orders} orders for one purchase. {charged} \
-             The order and its answer have to be stored together."
+        return td_string!(
+            locale,
+            verdict.crash_retry,
+            key = key,
+            orders = orders,
+            charged = charged
         );
     }
-
     if orders > 1 && facts.policy.key_retention_secs > 0 {
-        return format!(
-            "The server kept key {first_key}… for {} s only; the retry came later, so the server took it for \
-             a new purchase: {orders} orders. {charged} How long keys are kept is a trade-off.",
-            facts.policy.key_retention_secs
+        return td_string!(
+            locale,
+            verdict.expired,
+            key = key,
+            secs = facts.policy.key_retention_secs,
+            orders = orders,
+            charged = charged
         );
     }
-
     if orders > 1 {
-        return format!(
-            "{} with key {first_key}… reached the server together. Each looked for the key, saw no earlier \
-             order, and created one: {orders} orders for one purchase. {charged}",
-            plural(first_copies, "request", "requests")
+        return td_string!(
+            locale,
+            verdict.race,
+            count = first_copies,
+            key = key,
+            orders = orders,
+            charged = charged
         );
     }
 
     // Exactly one order: say what became of every other attempt.
-    let mut others = Vec::new();
+    let story = what_became_of_the_others(facts, locale);
+    let story: String = if story.is_empty() {
+        String::new()
+    } else {
+        let items = story.join(td_string!(locale, verdict.story_separator));
+        td_string!(locale, verdict.story, items = items)
+    };
+    let made_by: String = if count(attempts, |o| *o == Outcome::Created) == 1 {
+        td_string!(locale, verdict.made_by_single_attempt).into()
+    } else {
+        td_string!(locale, verdict.made_by_unseen_attempt).into()
+    };
+    td_string!(
+        locale,
+        verdict.one_order,
+        count = attempts.len() as u64,
+        key = key,
+        made_by = made_by,
+        story = story,
+        price = price
+    )
+}
+
+/// One clause per kind of attempt that did not create the single order.
+fn what_became_of_the_others(facts: &RunFacts<'_>, locale: Locale) -> Vec<String> {
+    let attempts = facts.attempts;
+    let crashed = count(attempts, |o| *o == Outcome::Crashed);
+    let refused_reuse = count(attempts, |o| {
+        matches!(o, Outcome::Rejected { status: 422, .. })
+    });
+    let dropped = count(attempts, |o| *o == Outcome::Dropped);
+    let timed_out = count(attempts, |o| *o == Outcome::TimedOut);
+    let in_progress = count(attempts, |o| *o == Outcome::InProgress);
+    let replayed = count(attempts, |o| *o == Outcome::Replayed);
+    let copies_sent_together = attempts.iter().filter(|a| a.number == 1).count() > 1;
+
+    let mut others: Vec<String> = Vec::new();
     if crashed > 0 {
         others.push(if facts.design == Design::Transactional {
-            format!(
-                "the server crashed {} after writing the order, before committing, so the database \
-                 rolled back the key, the order and all",
-                plural(crashed, "time", "times")
-            )
+            td_string!(locale, verdict.crashed_rolled_back, count = crashed)
         } else {
-            format!(
-                "the server crashed {} after writing the order, before saving its answer",
-                plural(crashed, "time", "times")
-            )
+            td_string!(locale, verdict.crashed_kept, count = crashed)
         });
     }
     if refused_reuse > 0 {
-        others.push(format!(
-            "{} with a different order under the same key {} refused (422: a key belongs to one request)",
-            plural(refused_reuse, "retry", "retries"),
-            if refused_reuse == 1 { "was" } else { "were" }
+        others.push(td_string!(
+            locale,
+            verdict.refused_reuse,
+            count = refused_reuse
         ));
     }
     if dropped > 0 {
-        others.push(format!(
-            "{} lost on the way back although the order was made",
-            plural(dropped, "answer was", "answers were")
-        ));
+        others.push(td_string!(locale, verdict.dropped, count = dropped));
     }
     if timed_out > 0 {
-        others.push(format!(
-            "the client stopped waiting {}",
-            plural(timed_out, "time", "times")
-        ));
+        others.push(td_string!(locale, verdict.timed_out, count = timed_out));
     }
     if in_progress > 0 {
-        others.push(format!(
-            "{} told 409 because the first was still running",
-            plural(in_progress, "attempt was", "attempts were")
-        ));
+        others.push(td_string!(locale, verdict.in_progress, count = in_progress));
     }
     if replayed > 0 {
         // Copies sent together are not retries, but they are replayed all the same.
-        let (one, many) = if first_copies > 1 {
-            ("later copy got", "later copies got")
+        others.push(if copies_sent_together {
+            td_string!(locale, verdict.replayed_copies, count = replayed)
         } else {
-            ("retry got", "retries got")
-        };
-        others.push(format!(
-            "{} the stored answer replayed",
-            plural(replayed, one, many)
-        ));
+            td_string!(locale, verdict.replayed_retries, count = replayed)
+        });
     }
     if facts.policy.change_order_on_retry && replayed > 0 {
-        others.push(format!(
-            "the retry asked for a different order ({}) and was answered with the first one's ({price}): the \
-             customer believes the new order went through",
-            money(facts.amount_cents + CHANGED_ORDER_EXTRA_CENTS)
+        others.push(td_string!(
+            locale,
+            verdict.changed_order_replayed,
+            changed = money(facts.amount_cents + CHANGED_ORDER_EXTRA_CENTS),
+            price = money(facts.amount_cents)
         ));
     }
-    let story = if others.is_empty() {
-        String::new()
-    } else {
-        format!(" Along the way: {}.", others.join("; "))
-    };
-    let sent = plural(attempts.len(), "attempt", "attempts");
-    let made_by = if created == 1 {
-        "one of them created it"
-    } else {
-        "it was created"
-    };
-    format!(
-        "{sent} with key {first_key}… left exactly one order ({made_by}).{story} The customer pays {price} once."
-    )
+    others
 }
 
 #[cfg(test)]

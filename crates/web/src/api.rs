@@ -4,11 +4,35 @@ use futures::future::{Either, select};
 use gloo_net::http::Request;
 use gloo_timers::future::TimeoutFuture;
 use lab_client::{AttemptPlan, Design, Outcome};
+use lab_i18n::Locale;
+use lab_i18n::i18n::td_string;
 use lab_wire::headers::{
     IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_CANCELLATION, LAB_DELAY_MS, LAB_FAULT, LAB_ID,
     LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS,
 };
 use lab_wire::{LabId, NewOrder, Order, Problem};
+
+/// Why a call to a server did not give the page what it asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ApiError {
+    /// The server answered with an unexpected status.
+    Status(u16),
+    /// The request did not reach the server, or its answer did not arrive.
+    Network(String),
+    /// The answer arrived but was not what the page expected.
+    Unreadable(String),
+}
+
+impl ApiError {
+    /// The error in `locale`'s words (a browser's own detail stays as it is).
+    pub fn text(&self, locale: Locale) -> String {
+        match self {
+            Self::Status(status) => td_string!(locale, error.server_answered, status = status),
+            Self::Network(detail) => td_string!(locale, error.network, detail = detail),
+            Self::Unreadable(detail) => td_string!(locale, error.unreadable, detail = detail),
+        }
+    }
+}
 
 /// Sends one `POST /orders` attempt as `plan` says and reports what came back.
 pub async fn place_order(
@@ -60,16 +84,16 @@ pub async fn place_order(
         Ok(response) => {
             let replayed = response.headers().get(IDEMPOTENT_REPLAYED).as_deref() == Some("true");
             let status = response.status();
-            let title = if status == 201 {
+            let problem = if status == 201 {
                 None
             } else {
                 response
                     .json::<Problem>()
                     .await
                     .ok()
-                    .map(|problem| problem.title)
+                    .map(|problem| problem.kind)
             };
-            Outcome::from_status(status, replayed, title)
+            Outcome::from_status(status, replayed, problem)
         }
         // The browser cannot see why a connection closed; the page knows it asked for it.
         Err(_) if plan.crash_after_create => Outcome::Crashed,
@@ -79,28 +103,30 @@ pub async fn place_order(
 }
 
 /// The lab's orders on `server`, oldest first.
-pub async fn list_orders(server: Design, lab: &LabId) -> Result<Vec<Order>, String> {
+pub async fn list_orders(server: Design, lab: &LabId) -> Result<Vec<Order>, ApiError> {
     let response = Request::get(&server.orders_url())
         .header(LAB_ID, lab.as_str())
         .send()
         .await
-        .map_err(|error| error.to_string())?;
+        .map_err(|error| ApiError::Network(error.to_string()))?;
     if !response.ok() {
-        return Err(format!("the server answered {}", response.status()));
+        return Err(ApiError::Status(response.status()));
     }
-    response.json().await.map_err(|error| error.to_string())
+    response
+        .json()
+        .await
+        .map_err(|error| ApiError::Unreadable(error.to_string()))
 }
 
 /// Deletes the lab's orders and keys on `server`.
-pub async fn clear_orders(server: Design, lab: &LabId) -> Result<(), String> {
+pub async fn clear_orders(server: Design, lab: &LabId) -> Result<(), ApiError> {
     let response = Request::delete(&server.orders_url())
         .header(LAB_ID, lab.as_str())
         .send()
         .await
-        .map_err(|error| error.to_string())?;
-    if response.status() == 204 {
-        Ok(())
-    } else {
-        Err(format!("the server answered {}", response.status()))
+        .map_err(|error| ApiError::Network(error.to_string()))?;
+    match response.status() {
+        204 => Ok(()),
+        status => Err(ApiError::Status(status)),
     }
 }

@@ -1,11 +1,12 @@
 //! The page: scenario presets, the client's controls, the choice of servers,
-//! and one pane per server shown.
+//! and one pane per server shown, in the learner's language.
 
 use futures::future::{join, join_all};
 use lab_client::{
-    ClientForm, DEFAULT_PANES, Design, FieldGroup, PRESETS, Purchases, fields_of, parse_money,
-    timeline,
+    ClientForm, DEFAULT_PANES, Design, FieldGroup, Locale, PRESETS, Preset, Purchases, fields_of,
+    parse_money, timeline,
 };
+use lab_i18n::i18n::{I18nContextProvider, t, td_string, use_i18n};
 use lab_wire::NewOrder;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -13,23 +14,47 @@ use leptos::task::spawn_local;
 use crate::api;
 use crate::fields::{DesignField, FormFieldView, TextField};
 use crate::lab_id::current_lab;
+use crate::language::{LanguageField, choose_at_start};
 use crate::pane::PaneView;
 use crate::runner::{RunContext, now_ms, run_purchase};
 use crate::state::{Controls, Pane};
+use crate::status::Status;
+use crate::words::say;
 
-/// The whole page.
+/// The page, in the learner's language (see [`crate::language`]).
 #[component]
 pub fn App() -> impl IntoView {
+    view! {
+        <I18nContextProvider>
+            <Lab />
+        </I18nContextProvider>
+    }
+}
+
+/// The lab itself.
+#[component]
+fn Lab() -> impl IntoView {
+    let i18n = use_i18n();
+    let locale = move || i18n.get_locale();
     let lab = StoredValue::new(current_lab());
-    let controls = Controls::new();
+    let default_item = |locale: Locale| td_string!(locale, page.default_item).to_owned();
+    let controls = Controls::new(default_item(i18n.get_locale_untracked()));
+    Effect::new(move |_| {
+        let before = i18n.get_locale_untracked();
+        choose_at_start(i18n);
+        // What is bought reads in the page's language too, unless the learner typed it.
+        if controls.item.get_untracked() == default_item(before) {
+            controls.item.set(default_item(i18n.get_locale_untracked()));
+        }
+    });
     let first = Pane::new("pane-1", DEFAULT_PANES[0]);
     let second = Pane::new("pane-2", DEFAULT_PANES[1]);
     let purchases = StoredValue::new(Purchases::default());
     let steps_live = RwSignal::new(false);
     crate::live_steps::listen(&lab.get_value(), [first, second], purchases, steps_live);
     let busy = RwSignal::new(false);
-    let status = RwSignal::new(String::new());
-    let explanation = RwSignal::new(None::<(&'static str, &'static str)>);
+    let status = RwSignal::new(Status::Idle);
+    let explanation = RwSignal::new(None::<&'static Preset>);
     let large_text = RwSignal::new(false);
     // The shared time axis: ms since the run started, ticking while it runs.
     let now = RwSignal::new(0.0);
@@ -53,24 +78,19 @@ pub fn App() -> impl IntoView {
         }
         let item = controls.item.get_untracked().trim().to_owned();
         let Some(amount_cents) = parse_money(&controls.amount.get_untracked()) else {
-            status.set("The amount must be a number such as 4.50.".to_owned());
+            status.set(Status::AmountInvalid);
             return;
         };
         let order = NewOrder { item, amount_cents };
         if let Err(invalid) = order.validate() {
-            status.set(format!("Nothing was sent: {invalid}."));
+            status.set(Status::InvalidOrder(invalid));
             return;
         }
         let policy = controls.policy();
         busy.set(true);
-        status.set(format!(
-            "Sending {} to each server…",
-            if policy.copies == 1 {
-                "one request".to_owned()
-            } else {
-                format!("{} copies", policy.copies)
-            }
-        ));
+        status.set(Status::Sending {
+            copies: policy.copies,
+        });
         let started_at = now_ms();
         now.set(0.0);
         let ticker = set_interval_with_handle(
@@ -93,7 +113,7 @@ pub fn App() -> impl IntoView {
                 ticker.clear();
             }
             now.set(now_ms() - started_at);
-            status.set("Done. Compare the two panes: same requests, different servers.".to_owned());
+            status.set(Status::Done);
             busy.set(false);
         });
     };
@@ -118,8 +138,8 @@ pub fn App() -> impl IntoView {
             explanation.set(None);
             join(first.refresh(&lab), second.refresh(&lab)).await;
             status.set(match cleared.into_iter().collect::<Result<(), _>>() {
-                Ok(()) => "Reset: every server forgot this lab's orders and keys.".to_owned(),
-                Err(error) => format!("Reset failed: {error}"),
+                Ok(()) => Status::ResetDone,
+                Err(error) => Status::ResetFailed(error),
             });
             busy.set(false);
         });
@@ -137,12 +157,12 @@ pub fn App() -> impl IntoView {
                 let lab = lab.get_value();
                 first.switch_to(left, &lab);
                 second.switch_to(right, &lab);
-                explanation.set(Some((preset.name, preset.explanation)));
+                explanation.set(Some(preset));
                 place_order();
             };
             view! {
                 <button type="button" class="preset" id=format!("preset-{}", preset.id) disabled=busy on:click=run>
-                    {preset.name}
+                    {say(preset.name)}
                 </button>
             }
         })
@@ -153,40 +173,39 @@ pub fn App() -> impl IntoView {
         .and_then(|w| w.location().href().ok())
         .unwrap_or_default();
     let lab_link_text = lab_link.clone();
+    let lab_id_text = lab.get_value().to_string();
 
     view! {
         <main class:large=large_text>
             <header class="intro">
-                <h1>"Idempotency Lab"</h1>
-                <p>
-                    "A shop sends one order to two servers. Each is asked to create the order once, even "
-                    "when the request is sent twice: the client puts a random " <em>"Idempotency-Key"</em>
-                    " on the request, made once per purchase. " <strong>"Naive"</strong>
-                    " looks for the key before it creates the order; " <strong>"Safe"</strong>
-                    " lets the database refuse a second copy of the key; " <strong>"Transactional"</strong>
-                    " does the same and keeps key, order and answer in one transaction. Pick a scenario, "
-                    "or choose the servers, set the controls yourself and press " <strong>"Place order"</strong> "."
-                </p>
-                <div class="field check display">
-                    <input
-                        type="checkbox"
-                        id="large-text"
-                        prop:checked=large_text
-                        on:change=move |ev| large_text.set(event_target_checked(&ev))
-                    />
-                    <label for="large-text">"Large text (for a projector)"</label>
+                <h1>{say(|l| td_string!(l, page.title).to_string())}</h1>
+                <p>{t!(i18n, page.intro, <em> = <em />, <strong> = <strong />)}</p>
+                <div class="display-options">
+                    <div class="field check display">
+                        <input
+                            type="checkbox"
+                            id="large-text"
+                            prop:checked=large_text
+                            on:change=move |ev| large_text.set(event_target_checked(&ev))
+                        />
+                        <label for="large-text">{say(|l| td_string!(l, page.large_text).to_string())}</label>
+                    </div>
+                    <LanguageField />
                 </div>
             </header>
 
             <section class="presets" aria-labelledby="presets-title">
-                <h2 id="presets-title">"Scenarios"</h2>
-                <p class="hint">"Each one sets the controls below, then places an order."</p>
+                <h2 id="presets-title">{say(|l| td_string!(l, page.scenarios).to_string())}</h2>
+                <p class="hint">{say(|l| td_string!(l, page.scenarios_hint).to_string())}</p>
                 <div class="preset-buttons">{presets}</div>
-                {move || explanation.get().map(|(name, text)| view! {
-                    <div class="explanation" role="note">
-                        <h3>{format!("What to notice: {name}")}</h3>
-                        <p>{text}</p>
-                    </div>
+                {move || explanation.get().map(|preset| {
+                    let name = (preset.name)(locale());
+                    view! {
+                        <div class="explanation" role="note">
+                            <h3>{td_string!(locale(), page.what_to_notice, name = name).to_string()}</h3>
+                            <p>{(preset.explanation)(locale())}</p>
+                        </div>
+                    }
                 })}
             </section>
 
@@ -196,19 +215,19 @@ pub fn App() -> impl IntoView {
                 place_order();
             }>
                 <fieldset>
-                    <legend>"The client"</legend>
+                    <legend>{say(|l| td_string!(l, page.the_client).to_string())}</legend>
                     {form_fields(FieldGroup::Client, controls.form)}
                 </fieldset>
                 <fieldset>
-                    <legend>"The server"</legend>
+                    <legend>{say(|l| td_string!(l, page.the_server).to_string())}</legend>
                     {form_fields(FieldGroup::Server, controls.form)}
                 </fieldset>
                 <fieldset>
-                    <legend>"The servers"</legend>
+                    <legend>{say(|l| td_string!(l, page.the_servers).to_string())}</legend>
                     <DesignField
                         id="first-pane"
-                        label="First pane"
-                        hint="The server the first pane (left, or on top on a phone) sends to and shows."
+                        label=|locale| td_string!(locale, page.first_pane).into()
+                        hint=|locale| td_string!(locale, page.first_pane_hint).into()
                         value=first.design
                         taken=second.design
                         disabled=busy
@@ -216,8 +235,8 @@ pub fn App() -> impl IntoView {
                     />
                     <DesignField
                         id="second-pane"
-                        label="Second pane"
-                        hint="The server the second pane shows. Each pane shows a different server."
+                        label=|locale| td_string!(locale, page.second_pane).into()
+                        hint=|locale| td_string!(locale, page.second_pane_hint).into()
                         value=second.design
                         taken=first.design
                         disabled=busy
@@ -225,24 +244,33 @@ pub fn App() -> impl IntoView {
                     />
                 </fieldset>
                 <fieldset>
-                    <legend>"The order"</legend>
-                    <TextField id="item" label="Item" hint="What is bought, 1 to 100 characters." value=controls.item />
+                    <legend>{say(|l| td_string!(l, page.the_order).to_string())}</legend>
+                    <TextField
+                        id="item"
+                        label=|locale| td_string!(locale, page.item).into()
+                        hint=|locale| td_string!(locale, page.item_hint).into()
+                        value=controls.item
+                    />
                     <TextField
                         id="amount"
-                        label="Amount"
-                        hint="The price, such as 4.50."
+                        label=|locale| td_string!(locale, page.amount).into()
+                        hint=|locale| td_string!(locale, page.amount_hint).into()
                         value=controls.amount
                         inputmode="decimal"
                     />
                 </fieldset>
                 <div class="buttons">
-                    <button type="submit" id="place-order" disabled=busy>"Place order"</button>
-                    <button type="button" id="reset" class="secondary" disabled=busy on:click=reset>"Reset"</button>
+                    <button type="submit" id="place-order" disabled=busy>{say(|l| td_string!(l, page.place_order).to_string())}</button>
+                    <button type="button" id="reset" class="secondary" disabled=busy on:click=reset>
+                        {say(|l| td_string!(l, page.reset).to_string())}
+                    </button>
                 </div>
             </form>
 
             <div class="results">
-            <p class="status" role="status" aria-live="polite">{status}</p>
+            <p class="status" role="status" aria-live="polite" data-state=move || status.with(Status::state)>
+                {say(move |locale| status.with(|status| status.text(locale)))}
+            </p>
             <div class="panes">
                 <PaneView pane=first purchases=purchases span_ms=span now_ms=now steps_live=steps_live />
                 <PaneView pane=second purchases=purchases span_ms=span now_ms=now steps_live=steps_live />
@@ -251,9 +279,14 @@ pub fn App() -> impl IntoView {
             </div>
 
             <footer>
-                "Your lab: " <code>{lab.get_value().to_string()}</code>
-                ". Orders here are yours alone. To open this lab elsewhere, use this link: "
-                <a href=lab_link>{lab_link_text}</a>
+                {t!(
+                    i18n,
+                    page.footer,
+                    lab = lab_id_text.clone(),
+                    url = lab_link_text.clone(),
+                    <code> = <code />,
+                    <link> = move |children: ChildrenFn| view! { <a href=lab_link.clone()>{children()}</a> }
+                )}
             </footer>
         </main>
     }

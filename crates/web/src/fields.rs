@@ -2,7 +2,8 @@
 //! hint tied to it with `aria-describedby`, so it works with a keyboard and
 //! a screen reader and tests can find it by its visible label.
 
-use lab_client::{ClientForm, Design, FieldKind, FormField};
+use crate::words::say;
+use lab_client::{ClientForm, Design, FieldKind, FormField, Text};
 use leptos::prelude::*;
 
 /// One control of the form's table ([`lab_client::form::FORM_FIELDS`]):
@@ -12,6 +13,7 @@ pub fn FormFieldView(field: &'static FormField, form: RwSignal<ClientForm>) -> i
     let FormField {
         id, label, hint, ..
     } = *field;
+    let (label, hint) = (say(label), say(hint));
     let hint_id = format!("{id}-hint");
     match field.kind {
         FieldKind::Check { get, set } => view! {
@@ -66,11 +68,12 @@ pub fn FormFieldView(field: &'static FormField, form: RwSignal<ClientForm>) -> i
 #[component]
 pub fn TextField(
     id: &'static str,
-    label: &'static str,
-    hint: &'static str,
+    label: Text,
+    hint: Text,
     value: RwSignal<String>,
     #[prop(default = "text")] inputmode: &'static str,
 ) -> impl IntoView {
+    let (label, hint) = (say(label), say(hint));
     let hint_id = format!("{id}-hint");
     view! {
         <div class="field text">
@@ -93,13 +96,14 @@ pub fn TextField(
 #[component]
 pub fn DesignField(
     id: &'static str,
-    label: &'static str,
-    hint: &'static str,
+    label: Text,
+    hint: Text,
     #[prop(into)] value: Signal<Design>,
     #[prop(into)] taken: Signal<Design>,
     #[prop(into)] disabled: Signal<bool>,
     on_choose: Callback<Design>,
 ) -> impl IntoView {
+    let (label, hint) = (say(label), say(hint));
     let hint_id = format!("{id}-hint");
     let options = Design::ALL
         .into_iter()
@@ -110,7 +114,7 @@ pub fn DesignField(
                     prop:selected=move || value.get() == design
                     disabled=move || taken.get() == design
                 >
-                    {design.choice()}
+                    {say(move |locale| design.choice(locale))}
                 </option>
             }
         })

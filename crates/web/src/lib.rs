@@ -6,9 +6,12 @@ mod api;
 mod app;
 mod fields;
 mod lab_id;
+mod language;
 mod live_steps;
 mod pane;
 mod runner;
 mod state;
+mod status;
+mod words;
 
 pub use app::App;

@@ -2,10 +2,12 @@
 //! server's own steps as a sequence diagram, and the stored orders grouped
 //! by purchase.
 
-use lab_client::{Purchases, Sequence, group_orders, money, short_key};
+use lab_client::{Locale, Purchases, Sequence, group_orders, money, short_key};
+use lab_i18n::i18n::{td_string, use_i18n};
 use leptos::prelude::*;
 
 use crate::state::Pane;
+use crate::words::say;
 
 /// One server's pane.
 #[component]
@@ -18,7 +20,10 @@ pub fn PaneView(
     #[prop(into)]
     steps_live: Signal<bool>,
 ) -> impl IntoView {
+    let i18n = use_i18n();
+    let locale = move || i18n.get_locale();
     let groups = move || {
+        let locale = locale();
         let orders = pane.orders.get();
         let groups = purchases.with_value(|p| group_orders(&orders, p));
         groups
@@ -26,33 +31,36 @@ pub fn PaneView(
             .map(|group| {
                 let duplicate = group.is_duplicate();
                 let count = group.orders.len();
-                let summary = format!(
-                    "{} — {} {}, {}",
-                    group.title(),
-                    count,
-                    if count == 1 { "order" } else { "orders" },
-                    group.charged()
-                );
+                let summary = td_string!(
+                    locale,
+                    pane.group_summary,
+                    count = count as u64,
+                    title = group.title(locale),
+                    charged = group.charged(locale)
+                )
+                .to_string();
                 let orders = group
                     .orders
                     .into_iter()
                     .map(|order| {
                         view! {
                             <li>
-                                {format!(
-                                    "{} · {} · key {} · {}",
-                                    order.item,
-                                    money(order.amount_cents),
-                                    short_key(&order.idempotency_key),
-                                    order.created_at.format("%H:%M:%S%.3f UTC"),
-                                )}
+                                {td_string!(
+                                    locale,
+                                    pane.order_line,
+                                    item = order.item,
+                                    price = money(order.amount_cents),
+                                    key = short_key(&order.idempotency_key),
+                                    time = order.created_at.format("%H:%M:%S%.3f UTC"),
+                                )
+                                .to_string()}
                             </li>
                         }
                     })
                     .collect_view();
                 view! {
                     <li class="group" class:duplicate=duplicate>
-                        {duplicate.then_some(view! { <strong class="flag">"⚠ duplicate purchase: "</strong> })}
+                        {duplicate.then(|| view! { <strong class="flag">{say(|l| td_string!(l, pane.duplicate).to_string())}</strong> })}
                         <span>{summary}</span>
                         <ul class="orders">{orders}</ul>
                     </li>
@@ -60,14 +68,31 @@ pub fn PaneView(
             })
             .collect_view()
     };
-    let title = move || pane.design.get().title();
+    let title = move || pane.design.get().title(locale());
+    let heading = say(move |locale| pane.design.get().title(locale));
+    let verdict = say(move |locale| {
+        pane.verdict
+            .with(|run| run.as_ref().map(|run| run.verdict(locale)))
+            .unwrap_or_default()
+    });
+    let error = move || {
+        pane.error.get().map(|error| {
+            let text = td_string!(
+                locale(),
+                error.orders_not_loaded,
+                error = error.text(locale())
+            );
+            view! { <p class="error" role="alert">{text.to_string()}</p> }
+        })
+    };
+    let order_count = move || pane.orders.with(Vec::len);
     view! {
         <section class="pane" aria-labelledby=pane.id>
-            <h2 id=pane.id>{title}</h2>
-            <p class="how">{move || pane.design.get().how()}</p>
-            <p class="verdict" aria-live="polite">{move || pane.verdict.get()}</p>
-            {move || pane.error.get().map(|error| view! { <p class="error" role="alert">{error}</p> })}
-            <h3>"Attempts"</h3>
+            <h2 id=pane.id>{heading}</h2>
+            <p class="how">{say(move |locale| pane.design.get().how(locale))}</p>
+            <p class="verdict" aria-live="polite">{verdict}</p>
+            {error}
+            <h3>{say(|l| td_string!(l, pane.attempts).to_string())}</h3>
             <ol class="timeline">
                 // Keyed by position: a row is drawn once and only its text and
                 // bar follow the clock, instead of the list being rebuilt every tick.
@@ -75,9 +100,11 @@ pub fn PaneView(
                     <AttemptRow pane=pane index=index span_ms=span_ms now_ms=now_ms />
                 </For>
             </ol>
-            <h3>"What the server did, step by step"</h3>
-            {move || sequence_diagram(pane, title(), steps_live.get())}
-            <h3 class="order-count">{move || format!("Orders stored: {}", pane.orders.get().len())}</h3>
+            <h3>{say(|l| td_string!(l, pane.steps).to_string())}</h3>
+            {move || sequence_diagram(pane, title(), steps_live.get(), locale())}
+            <h3 class="order-count" data-count=order_count>
+                {say(move |locale| td_string!(locale, pane.orders_stored, count = order_count()))}
+            </h3>
             <ul class="groups">{groups}</ul>
         </section>
     }
@@ -94,19 +121,31 @@ fn AttemptRow(
 ) -> impl IntoView {
     let record = move || pane.attempts.with(|all| all.get(index).cloned());
     let outcome = move || record().and_then(|record| record.outcome);
-    let text = move || {
-        record().map(|record| {
-            format!(
-                "Copy {} · attempt {} · key {} · {} · ",
-                record.copy,
-                record.number,
-                short_key(&record.key),
-                record.time_range()
+    let text = say(move |locale| {
+        record().map_or_else(String::new, |record| {
+            td_string!(
+                locale,
+                pane.attempt,
+                copy = record.copy,
+                number = record.number,
+                key = short_key(&record.key),
+                time = record.time_range(locale)
             )
         })
-    };
-    let label = move || outcome().map_or_else(|| "waiting…".to_owned(), |o| o.label());
-    let meaning = move || format!(" ({})", outcome().map_or("no answer yet", |o| o.meaning()));
+    });
+    let label = say(move |locale| {
+        outcome().map_or_else(
+            || td_string!(locale, pane.waiting).to_string(),
+            |o| o.label(locale),
+        )
+    });
+    let meaning = say(move |locale| {
+        let meaning = outcome().map_or_else(
+            || td_string!(locale, pane.no_answer_yet).to_string(),
+            |o| o.meaning(locale),
+        );
+        td_string!(locale, pane.meaning, meaning = meaning)
+    });
     let kind = move || outcome().as_ref().map_or("waiting", outcome_kind);
     let bar = move || record().map_or((0.0, 0.0), |record| record.bar(span_ms.get(), now_ms.get()));
     view! {
@@ -142,15 +181,15 @@ fn outcome_kind(outcome: &lab_client::Outcome) -> &'static str {
 
 /// The server's steps for the last run: a column per request, a row per
 /// step, top to bottom in the order the server took them.
-fn sequence_diagram(pane: Pane, title: &'static str, live: bool) -> AnyView {
-    let sequence = pane.steps.with(|steps| Sequence::of(steps));
+fn sequence_diagram(pane: Pane, title: String, live: bool, locale: Locale) -> AnyView {
+    let sequence = pane.steps.with(|steps| Sequence::of(steps, locale));
     if sequence.is_empty() {
         let note = if live {
-            "The server's steps appear here as it takes them."
+            td_string!(locale, pane.steps_appear_here)
         } else {
-            "Not connected to the server's step stream: the steps cannot be shown."
+            td_string!(locale, pane.steps_not_connected)
         };
-        return view! { <p class="hint">{note}</p> }.into_any();
+        return view! { <p class="hint">{note.to_string()}</p> }.into_any();
     }
     let lanes = sequence.lanes.len();
     let lane_names: Vec<String> = sequence.lanes.iter().map(|l| l.heading.clone()).collect();
@@ -161,7 +200,9 @@ fn sequence_diagram(pane: Pane, title: &'static str, live: bool) -> AnyView {
             view! {
                 <th scope="col">
                     {lane.heading}
-                    <span class="lane-key">{format!("key {}", lane.key)}</span>
+                    <span class="lane-key">
+                        {td_string!(locale, pane.lane_key, key = lane.key).to_string()}
+                    </span>
                 </th>
             }
         })
@@ -174,7 +215,7 @@ fn sequence_diagram(pane: Pane, title: &'static str, live: bool) -> AnyView {
                 .map(|lane| {
                     if lane == row.lane {
                         // The tag shows only where the lanes fold into one column (a phone).
-                        let tag = format!("{}: ", lane_names[lane]);
+                        let tag = td_string!(locale, pane.lane_tag, lane = &lane_names[lane]).to_string();
                         view! {
                             <td class="step" data-tone=row.tone>
                                 <span class="lane-tag">{tag}</span>
@@ -189,25 +230,25 @@ fn sequence_diagram(pane: Pane, title: &'static str, live: bool) -> AnyView {
                 .collect_view();
             view! {
                 <tr>
-                    <th scope="row" class="at">{format!("+{:.0} ms", row.after_ms)}</th>
+                    <th scope="row" class="at">
+                        {td_string!(locale, pane.after, ms = format!("{:.0}", row.after_ms)).to_string()}
+                    </th>
                     {cells}
                 </tr>
             }
         })
         .collect_view();
-    let label = format!("{title}: steps of each request");
+    let label = td_string!(locale, pane.diagram_label, server = title).to_string();
     let caption = label.clone();
     view! {
-        <p class="hint">
-            "One column per request the server received; read down for the order in which it took the steps."
-        </p>
+        <p class="hint">{td_string!(locale, pane.diagram_hint)}</p>
         // Focusable, so a keyboard can scroll a wide diagram on a phone.
         <div class="sequence-scroll" tabindex="0" role="region" aria-label=label>
             <table class="sequence">
                 <caption class="visually-hidden">{caption}</caption>
                 <thead>
                     <tr>
-                        <th scope="col">"Time"</th>
+                        <th scope="col">{td_string!(locale, pane.time)}</th>
                         {headings}
                     </tr>
                 </thead>

@@ -3,15 +3,16 @@
 
 use futures::future::{join, join_all};
 use gloo_timers::future::TimeoutFuture;
-use lab_client::verdict::{CHANGED_ORDER_EXTRA_CENTS, RunFacts};
-use lab_client::{AttemptPlan, AttemptRecord, ClientPolicy, Outcome, Purchases, verdict};
+use lab_client::verdict::CHANGED_ORDER_EXTRA_CENTS;
+use lab_client::{AttemptPlan, AttemptRecord, ClientPolicy, Outcome, Purchases};
 use lab_wire::{LabId, NewOrder};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api;
 use crate::lab_id::new_key;
-use crate::state::Pane;
+use crate::state::{Pane, RunSummary};
+use crate::status::Status;
 
 /// Milliseconds on the page's clock.
 pub fn now_ms() -> f64 {
@@ -28,7 +29,7 @@ pub struct RunContext {
     pub policy: ClientPolicy,
     pub purchases: StoredValue<Purchases>,
     pub started_at: f64,
-    pub status: RwSignal<String>,
+    pub status: RwSignal<Status>,
     /// Whether the live step stream is open (see [`crate::live_steps`]).
     pub steps_live: RwSignal<bool>,
 }
@@ -66,14 +67,13 @@ pub async fn run_purchase(context: RunContext, panes: [Pane; 2]) {
                     .count()
             })
         });
-        let attempts = pane.attempts.get_untracked();
-        pane.verdict.set(Some(verdict(&RunFacts {
+        pane.verdict.set(Some(RunSummary {
             design: pane.server(),
-            policy: &context.policy,
-            attempts: &attempts,
+            policy: context.policy.clone(),
+            attempts: pane.attempts.get_untracked(),
             orders,
             amount_cents: context.order.amount_cents,
-        })));
+        }));
     }
 }
 
@@ -105,11 +105,7 @@ async fn wait_for_abandoned_attempts(context: &RunContext, panes: &[Pane; 2]) {
     if !abandoned {
         return;
     }
-    context.status.set(
-        "The client has given up on some attempts, but the server is still working on them: \
-         waiting to see what they do…"
-            .to_owned(),
-    );
+    context.status.set(Status::WaitingForAbandoned);
     let delay = f64::from(context.policy.server_delay_ms);
     if !context.steps_live.get_untracked() {
         TimeoutFuture::new((delay + 500.0) as u32).await;

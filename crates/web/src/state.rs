@@ -1,10 +1,11 @@
 //! The page's state: the client controls and what each pane shows.
 
-use lab_client::{AttemptRecord, ClientForm, ClientPolicy, Design};
+use lab_client::verdict::RunFacts;
+use lab_client::{AttemptRecord, ClientForm, ClientPolicy, Design, Locale, verdict};
 use lab_wire::{Order, Step};
 use leptos::prelude::*;
 
-use crate::api;
+use crate::api::{self, ApiError};
 
 /// The form: the client and server controls (one signal over the form's
 /// model, drawn from [`lab_client::form::FORM_FIELDS`]) and the order.
@@ -16,10 +17,12 @@ pub struct Controls {
 }
 
 impl Controls {
-    pub fn new() -> Self {
+    /// The page's starting controls; `item` is what is bought, in the
+    /// learner's language.
+    pub fn new(item: String) -> Self {
         Self {
             form: RwSignal::new(ClientForm::default()),
-            item: RwSignal::new("coffee".to_owned()),
+            item: RwSignal::new(item),
             amount: RwSignal::new("4.50".to_owned()),
         }
     }
@@ -35,6 +38,34 @@ impl Controls {
     }
 }
 
+/// What the last run left on one server: what the verdict is built from,
+/// so it can be said again in another language.
+#[derive(Debug, Clone)]
+pub struct RunSummary {
+    pub design: Design,
+    pub policy: ClientPolicy,
+    pub attempts: Vec<AttemptRecord>,
+    /// Orders the server holds for the run's purchase.
+    pub orders: usize,
+    pub amount_cents: i64,
+}
+
+impl RunSummary {
+    /// The verdict in `locale`'s words.
+    pub fn verdict(&self, locale: Locale) -> String {
+        verdict(
+            &RunFacts {
+                design: self.design,
+                policy: &self.policy,
+                attempts: &self.attempts,
+                orders: self.orders,
+                amount_cents: self.amount_cents,
+            },
+            locale,
+        )
+    }
+}
+
 /// What one pane shows: the server it shows, that server's answers to
 /// the last run, its orders, and the steps it reported.
 #[derive(Clone, Copy)]
@@ -44,8 +75,9 @@ pub struct Pane {
     pub design: RwSignal<Design>,
     pub attempts: RwSignal<Vec<AttemptRecord>>,
     pub orders: RwSignal<Vec<Order>>,
-    pub verdict: RwSignal<Option<String>>,
-    pub error: RwSignal<Option<String>>,
+    pub verdict: RwSignal<Option<RunSummary>>,
+    /// Why the orders could not be loaded, if they could not.
+    pub error: RwSignal<Option<ApiError>>,
     /// The last run's steps on this pane's server, as they arrive.
     pub steps: RwSignal<Vec<Step>>,
 }
@@ -81,9 +113,7 @@ impl Pane {
                 self.orders.set(orders);
                 self.error.set(None);
             }
-            Err(error) => self
-                .error
-                .set(Some(format!("Could not load the orders: {error}"))),
+            Err(error) => self.error.set(Some(error)),
         }
     }
 

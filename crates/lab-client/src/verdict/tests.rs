@@ -1,4 +1,5 @@
-//! The verdicts for each outcome, from hand-made runs.
+//! The verdicts for each outcome, from hand-made runs, in both languages:
+//! the same numbers must reach the learner whichever language they read.
 
 use super::*;
 use crate::preset;
@@ -28,207 +29,267 @@ fn facts<'a>(
     }
 }
 
+/// The verdict in English and in Chinese.
+fn both(facts: &RunFacts<'_>) -> (String, String) {
+    (verdict(facts, Locale::en), verdict(facts, Locale::zh_CN))
+}
+
+fn policy_of(id: &str) -> &'static ClientPolicy {
+    &preset(id).unwrap().policy
+}
+
 #[test]
 fn concurrent_duplicates_are_explained_with_the_double_charge() {
-    let policy = &preset("Concurrent sends").unwrap().policy;
+    let policy = policy_of("concurrent-sends");
     let attempts: Vec<_> = (1..=3)
         .map(|copy| attempt(copy, 1, "3f2a9c1e-aaaa", Outcome::Created))
         .collect();
-    let text = verdict(&facts(policy, &attempts, 3));
+    let (en, zh) = both(&facts(policy, &attempts, 3));
     assert!(
-        text.starts_with("3 requests with key 3f2a9c1e… reached the server together"),
-        "{text}"
+        en.starts_with("3 requests with key 3f2a9c1e… reached the server together"),
+        "{en}"
     );
-    assert!(text.contains("3 orders for one purchase"), "{text}");
-    assert!(text.contains("3 × 4.50 = 13.50"), "{text}");
+    assert!(en.contains("3 orders for one purchase"), "{en}");
+    assert!(en.contains("3 × 4.50 = 13.50"), "{en}");
+    assert!(
+        zh.starts_with("3 个带键 3f2a9c1e… 的请求同时到达服务器"),
+        "{zh}"
+    );
+    assert!(zh.contains("一次购买，3 笔订单"), "{zh}");
+    assert!(zh.contains("顾客被扣款 3 × 4.50 = 13.50。"), "{zh}");
+    assert!(zh.contains("竞态条件"), "{zh}");
 }
 
 #[test]
 fn concurrent_copies_answered_with_the_winners_order_are_called_copies_not_retries() {
-    let policy = &preset("Concurrent sends").unwrap().policy;
+    let policy = policy_of("concurrent-sends");
     let attempts = [
         attempt(1, 1, "3f2a9c1e-aaaa", Outcome::Created),
         attempt(2, 1, "3f2a9c1e-aaaa", Outcome::Replayed),
         attempt(3, 1, "3f2a9c1e-aaaa", Outcome::Replayed),
     ];
-    let text = verdict(&facts(policy, &attempts, 1));
-    assert!(text.contains("left exactly one order"), "{text}");
+    let (en, zh) = both(&facts(policy, &attempts, 1));
     assert!(
-        text.contains("2 later copies got the stored answer replayed"),
-        "{text}"
+        en.contains(
+            "3 attempts with key 3f2a9c1e… left exactly one order (one of them created it)"
+        ),
+        "{en}"
     );
+    assert!(
+        en.contains("2 later copies got the stored answer replayed"),
+        "{en}"
+    );
+    assert!(
+        zh.contains("3 次尝试只留下了一笔订单（由其中一次创建）"),
+        "{zh}"
+    );
+    assert!(zh.contains("2 份后到的副本拿到了重放的已存响应"), "{zh}");
 }
 
 #[test]
 fn a_crash_on_the_transactional_server_is_explained_as_a_rollback() {
-    let policy = &preset("Crash mid-request").unwrap().policy;
+    let policy = policy_of("crash");
     let attempts = [
         attempt(1, 1, "3f2a9c1e-aaaa", Outcome::Crashed),
         attempt(1, 2, "3f2a9c1e-aaaa", Outcome::Created),
     ];
     let on = |design| {
-        verdict(&RunFacts {
+        both(&RunFacts {
             design,
             ..facts(policy, &attempts, 1)
         })
     };
-    let transactional = on(Design::Transactional);
+    let (en, zh) = on(Design::Transactional);
     assert!(
-        transactional.contains("rolled back the key, the order and all"),
-        "{transactional}"
+        en.contains("crashed once after writing the order, before committing"),
+        "{en}"
     );
-    let safe = on(Design::Safe);
-    assert!(safe.contains("before saving its answer"), "{safe}");
-    assert!(!safe.contains("rolled back"), "{safe}");
+    assert!(
+        en.contains("rolled back the key, the order and all"),
+        "{en}"
+    );
+    assert!(
+        zh.contains("崩溃了 1 次，数据库回滚了键、订单和其他一切"),
+        "{zh}"
+    );
+    let (en, zh) = on(Design::Safe);
+    assert!(en.contains("before saving its answer"), "{en}");
+    assert!(!en.contains("rolled back"), "{en}");
+    assert!(zh.contains("保存响应之前崩溃了 1 次"), "{zh}");
+    assert!(!zh.contains("回滚"), "{zh}");
 }
 
 #[test]
 fn a_timeout_retry_duplicate_blames_the_timeout() {
-    let policy = &preset("Slow response + client timeout").unwrap().policy;
+    let policy = policy_of("slow-response");
     let attempts = [
         attempt(1, 1, "k", Outcome::TimedOut),
         attempt(1, 2, "k", Outcome::TimedOut),
         attempt(1, 3, "k", Outcome::Replayed),
     ];
-    let text = verdict(&facts(policy, &attempts, 2));
+    let (en, zh) = both(&facts(policy, &attempts, 2));
     assert!(
-        text.contains("gave up after 500 ms while the server was still working (1200 ms)"),
-        "{text}"
+        en.contains("gave up after 500 ms while the server was still working (1200 ms)"),
+        "{en}"
     );
-    assert!(text.contains("concurrency in disguise"), "{text}");
+    assert!(en.contains("concurrency in disguise"), "{en}");
+    assert!(zh.contains("需要 1200 毫秒"), "{zh}");
+    assert!(zh.contains("等了 500 毫秒就放弃"), "{zh}");
+    assert!(zh.contains("一次购买，2 笔订单"), "{zh}");
+    assert!(zh.contains("伪装起来的并发"), "{zh}");
 }
 
 #[test]
 fn one_order_after_a_409_and_a_replay_says_so() {
-    let policy = &preset("Slow response + client timeout").unwrap().policy;
+    let policy = policy_of("slow-response");
     let attempts = [
         attempt(1, 1, "k", Outcome::TimedOut),
         attempt(1, 2, "k", Outcome::InProgress),
         attempt(1, 3, "k", Outcome::Replayed),
     ];
-    let text = verdict(&facts(policy, &attempts, 1));
-    assert!(text.contains("exactly one order"), "{text}");
-    assert!(text.contains("1 attempt was told 409"), "{text}");
+    let (en, zh) = both(&facts(policy, &attempts, 1));
+    assert!(en.contains("exactly one order"), "{en}");
+    assert!(en.contains("the client stopped waiting once"), "{en}");
+    assert!(en.contains("1 attempt was told 409"), "{en}");
     assert!(
-        text.contains("1 retry got the stored answer replayed"),
-        "{text}"
+        en.contains("1 retry got the stored answer replayed"),
+        "{en}"
     );
-    assert!(text.ends_with("The customer pays 4.50 once."), "{text}");
+    assert!(en.ends_with("The customer pays 4.50 once."), "{en}");
+    assert!(zh.contains("1 次尝试收到 409"), "{zh}");
+    assert!(zh.contains("1 次重试拿到了重放的已存响应"), "{zh}");
+    assert!(zh.ends_with("顾客只付一次 4.50。"), "{zh}");
 }
 
 #[test]
 fn new_keys_per_attempt_are_named_as_the_cause() {
-    let policy = &preset("New key per attempt").unwrap().policy;
+    let policy = policy_of("new-key-per-attempt");
     let attempts = [
         attempt(1, 1, "k1", Outcome::Dropped),
         attempt(1, 2, "k2", Outcome::Created),
     ];
-    let text = verdict(&facts(policy, &attempts, 2));
+    let (en, zh) = both(&facts(policy, &attempts, 2));
     assert!(
-        text.contains("Every attempt carried a new key (2 for one purchase)"),
-        "{text}"
+        en.contains("Every attempt carried a new key (2 for one purchase)"),
+        "{en}"
     );
-    assert!(text.contains("2 × 4.50 = 9.00"), "{text}");
+    assert!(en.contains("2 × 4.50 = 9.00"), "{en}");
+    assert!(zh.contains("一次购买用了 2 个键"), "{zh}");
+    assert!(zh.contains("2 × 4.50 = 9.00"), "{zh}");
 }
 
 #[test]
 fn a_dropped_answer_that_was_replayed_is_one_order() {
-    let policy = &preset("Dropped response").unwrap().policy;
+    let policy = policy_of("dropped-response");
     let attempts = [
         attempt(1, 1, "k", Outcome::Dropped),
         attempt(1, 2, "k", Outcome::Replayed),
     ];
-    let text = verdict(&facts(policy, &attempts, 1));
-    assert!(text.contains("1 answer was lost on the way back"), "{text}");
-    assert!(
-        text.contains("exactly one order (it was created)"),
-        "{text}"
-    );
+    let (en, zh) = both(&facts(policy, &attempts, 1));
+    assert!(en.contains("1 answer was lost on the way back"), "{en}");
+    assert!(en.contains("exactly one order (it was created)"), "{en}");
+    assert!(zh.contains("有 1 个响应在返回途中丢失"), "{zh}");
+    assert!(zh.contains("只留下了一笔订单（订单已创建）"), "{zh}");
 }
 
 #[test]
 fn a_crash_that_left_two_orders_blames_the_separate_answer() {
-    let policy = &preset("Crash mid-request").unwrap().policy;
+    let policy = policy_of("crash");
     let attempts = [
         attempt(1, 1, "k", Outcome::Crashed),
         attempt(1, 2, "k", Outcome::Created),
     ];
-    let text = verdict(&facts(policy, &attempts, 2));
-    assert!(text.contains("crashed after writing the order"), "{text}");
-    assert!(text.contains("2 × 4.50 = 9.00"), "{text}");
+    let (en, zh) = both(&facts(policy, &attempts, 2));
+    assert!(en.contains("crashed after writing the order"), "{en}");
+    assert!(en.contains("2 × 4.50 = 9.00"), "{en}");
+    assert!(zh.contains("写入订单后、保存响应前崩溃"), "{zh}");
+    assert!(zh.contains("一次购买，2 笔订单"), "{zh}");
 }
 
 #[test]
 fn a_crash_that_left_one_order_tells_the_409s_and_the_recovery() {
-    let policy = &preset("Crash mid-request").unwrap().policy;
+    let policy = policy_of("crash");
     let attempts = [
         attempt(1, 1, "k", Outcome::Crashed),
         attempt(1, 2, "k", Outcome::InProgress),
+        attempt(1, 2, "k", Outcome::InProgress),
         attempt(1, 3, "k", Outcome::Created),
     ];
-    let text = verdict(&facts(policy, &attempts, 1));
-    assert!(text.contains("exactly one order"), "{text}");
+    let (en, zh) = both(&facts(policy, &attempts, 1));
+    assert!(en.contains("exactly one order"), "{en}");
+    assert!(en.contains("crashed once after writing the order"), "{en}");
+    assert!(en.contains("2 attempts were told 409"), "{en}");
+    assert!(zh.contains("2 次尝试收到 409"), "{zh}");
     assert!(
-        text.contains("crashed 1 time after writing the order"),
-        "{text}"
+        zh.contains("；"),
+        "the clauses are joined the Chinese way: {zh}"
     );
-    assert!(text.contains("1 attempt was told 409"), "{text}");
 }
 
 #[test]
 fn a_changed_order_is_refused_by_one_server_and_silently_replayed_by_the_other() {
-    let policy = &preset("Changed payload").unwrap().policy;
+    let policy = policy_of("changed-payload");
     let refused = Outcome::Rejected {
         status: 422,
-        title: "Idempotency-Key reused".into(),
+        problem: "/problems/idempotency-key-reused".into(),
     };
     let safe = [
         attempt(1, 1, "k", Outcome::Dropped),
         attempt(1, 2, "k", refused),
     ];
-    let text = verdict(&facts(policy, &safe, 1));
+    let (en, zh) = both(&facts(policy, &safe, 1));
     assert!(
-        text.contains("1 retry with a different order under the same key was refused (422"),
-        "{text}"
+        en.contains("1 retry with a different order under the same key was refused (422"),
+        "{en}"
+    );
+    assert!(
+        zh.contains("1 次用同一个键提交不同订单的重试被拒绝（422"),
+        "{zh}"
     );
     let naive = [
         attempt(1, 1, "k", Outcome::Dropped),
         attempt(1, 2, "k", Outcome::Replayed),
     ];
-    let text = verdict(&facts(policy, &naive, 1));
+    let (en, zh) = both(&facts(policy, &naive, 1));
     assert!(
-        text.contains(
+        en.contains(
             "asked for a different order (5.50) and was answered with the first one's (4.50)"
         ),
-        "{text}"
+        "{en}"
     );
+    assert!(zh.contains("另一笔订单（5.50）"), "{zh}");
+    assert!(zh.contains("第一笔订单的响应（4.50）"), "{zh}");
 }
 
 #[test]
 fn a_retry_after_expiry_names_the_retention() {
-    let policy = &preset("Late retry after expiry").unwrap().policy;
+    let policy = policy_of("expiry");
     let attempts = [
         attempt(1, 1, "k", Outcome::Dropped),
         attempt(1, 2, "k", Outcome::Created),
     ];
-    let text = verdict(&facts(policy, &attempts, 2));
-    assert!(text.contains("kept key k… for 2 s only"), "{text}");
+    let (en, zh) = both(&facts(policy, &attempts, 2));
+    assert!(en.contains("kept key k… for 2 s only"), "{en}");
+    assert!(zh.contains("只把键 k… 保留了 2 秒"), "{zh}");
 }
 
 #[test]
 fn cancelled_work_is_explained_with_the_claim_left_behind() {
-    let policy = &preset("Hang up, work cancelled").unwrap().policy;
+    let policy = policy_of("hang-up");
     let attempts = [
         attempt(1, 1, "k", Outcome::TimedOut),
         attempt(1, 2, "k", Outcome::InProgress),
         attempt(1, 3, "k", Outcome::TimedOut),
     ];
-    let text = verdict(&facts(policy, &attempts, 0));
-    assert!(text.contains("gave up after 400 ms each time"), "{text}");
-    assert!(
-        text.contains("a claim on the key was left behind"),
-        "{text}"
-    );
+    let (en, zh) = both(&facts(policy, &attempts, 0));
+    assert!(en.contains("gave up after 400 ms each time"), "{en}");
+    assert!(en.contains("a claim on the key was left behind"), "{en}");
+    assert!(zh.contains("每次等了 400 毫秒就放弃"), "{zh}");
+    assert!(zh.contains("没有订单的占用"), "{zh}");
+    let without_claim = [attempt(1, 1, "k", Outcome::TimedOut)];
+    let (en, zh) = both(&facts(policy, &without_claim, 0));
+    assert!(!en.contains("claim"), "{en}");
+    assert!(!zh.contains("占用"), "{zh}");
 }
 
 #[test]
@@ -236,8 +297,36 @@ fn a_run_that_stored_nothing_points_at_the_timeline() {
     let policy = ClientPolicy::default();
     let refused = Outcome::Rejected {
         status: 422,
-        title: "Invalid order".into(),
+        problem: "/problems/invalid-order".into(),
     };
-    let attempts = [attempt(1, 1, "k", refused)];
-    assert!(verdict(&facts(&policy, &attempts, 0)).contains("no order was stored"));
+    let one = [attempt(1, 1, "k", refused.clone())];
+    let (en, zh) = both(&facts(&policy, &one, 0));
+    assert!(
+        en.starts_with("1 request was sent, and no order was stored"),
+        "{en}"
+    );
+    assert!(
+        zh.starts_with("共发送了 1 个请求，但没有存下任何订单"),
+        "{zh}"
+    );
+    let two = [
+        attempt(1, 1, "k", refused.clone()),
+        attempt(2, 1, "k", refused),
+    ];
+    let (en, _) = both(&facts(&policy, &two, 0));
+    assert!(en.starts_with("2 requests were sent"), "{en}");
+}
+
+#[test]
+fn no_verdict_is_the_same_text_in_both_languages() {
+    let policy = policy_of("dropped-response");
+    let attempts = [
+        attempt(1, 1, "k", Outcome::Dropped),
+        attempt(1, 2, "k", Outcome::Replayed),
+    ];
+    for orders in 0..3 {
+        let (en, zh) = both(&facts(policy, &attempts, orders));
+        assert_ne!(en, zh, "{orders} orders");
+        assert!(!zh.contains(" The "), "{zh}");
+    }
 }
