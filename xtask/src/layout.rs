@@ -142,6 +142,6 @@ fn path_back(
     None
 }
 
-mod imports;
+pub(crate) mod imports;
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,7 @@
 //! `cargo xtask run` starts the lab; `cargo xtask test` runs every test.
 //! Each installs what it needs that is missing and says what it is doing.
 
+mod catalogue;
 mod layout;
 mod postgres;
 mod shell;
@@ -30,6 +31,8 @@ enum Task {
     },
     /// Check that no files of a crate import each other in a cycle, and that no file is over 400 lines
     CheckLayout,
+    /// Check that every language of the catalogue has every message, and that the page's code holds no text of its own
+    CheckCatalogue,
     /// Install what is missing, start PostgreSQL if needed, then run lints and every test
     Test {
         /// Skip `cargo fmt --check` and `cargo clippy`
@@ -46,6 +49,10 @@ fn main() -> Result<()> {
         Task::Run { lab_args } => run(&root, &lab_args),
         Task::CheckLayout => {
             println!("{}", layout::check(&root)?);
+            Ok(())
+        }
+        Task::CheckCatalogue => {
+            println!("{}", catalogue::check(&root)?);
             Ok(())
         }
         Task::Test { no_lint } => test(&root, !no_lint),
@@ -99,6 +106,7 @@ fn test(root: &Path, lint: bool) -> Result<()> {
     );
     if lint {
         println!("{}", layout::check(root)?);
+        println!("{}", catalogue::check(root)?);
         cargo(&["fmt", "--all", "--", "--check"])?;
         cargo(&["clippy", "--all-targets", "--", "-D", "warnings"])?;
         cargo(&[

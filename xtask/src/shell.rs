@@ -135,6 +135,15 @@ fn count_before(result: &str, label: &str) -> u64 {
         .unwrap_or(0)
 }
 
+fn describe(command: &Command) -> String {
+    let mut line = command.get_program().to_string_lossy().into_owned();
+    for arg in command.get_args() {
+        line.push(' ');
+        line.push_str(&arg.to_string_lossy());
+    }
+    line
+}
+
 #[cfg(test)]
 mod tests {
     use super::count_before;
@@ -150,13 +159,4 @@ mod tests {
             5
         );
     }
-}
-
-fn describe(command: &Command) -> String {
-    let mut line = command.get_program().to_string_lossy().into_owned();
-    for arg in command.get_args() {
-        line.push(' ');
-        line.push_str(&arg.to_string_lossy());
-    }
-    line
 }

@@ -74,7 +74,7 @@ struct FileReader<'a> {
     files: &'a mut CrateFiles,
 }
 
-fn is_test_only(attributes: &[syn::Attribute]) -> bool {
+pub(crate) fn is_test_only(attributes: &[syn::Attribute]) -> bool {
     attributes.iter().any(|attribute| {
         attribute.path().is_ident("cfg")
             && attribute
@@ -262,12 +262,12 @@ impl CrateFiles {
             .find(|&len| self.modules.contains_key(&path[..len]))?;
         if longest == 0 && depth < 8 {
             // A name at the root: re-exported from (or defined in) a file.
-            if let Some(source) = path.first().and_then(|name| self.root_names.get(name)) {
-                if !source.is_empty() {
-                    let source = self.absolute(&vec![], source).unwrap_or_default();
-                    if source != *path {
-                        return self.file_of(&source, depth + 1);
-                    }
+            if let Some(source) = path.first().and_then(|name| self.root_names.get(name))
+                && !source.is_empty()
+            {
+                let source = self.absolute(&vec![], source).unwrap_or_default();
+                if source != *path {
+                    return self.file_of(&source, depth + 1);
                 }
             }
         }
@@ -284,13 +284,13 @@ impl CrateFiles {
             let Some(absolute) = self.absolute(module, path) else {
                 continue;
             };
-            if let Some(target) = self.file_of(&absolute, 0) {
-                if target != file {
-                    graph
-                        .entry(file.clone())
-                        .or_default()
-                        .insert(target.clone());
-                }
+            if let Some(target) = self.file_of(&absolute, 0)
+                && target != file
+            {
+                graph
+                    .entry(file.clone())
+                    .or_default()
+                    .insert(target.clone());
             }
         }
         graph
@@ -298,7 +298,7 @@ impl CrateFiles {
 }
 
 /// Every `.rs` file under `dir`, in a stable order.
-pub(super) fn collect_rust_files(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
+pub(crate) fn collect_rust_files(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
     if !dir.is_dir() {
         return Ok(());
     }
