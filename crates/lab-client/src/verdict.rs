@@ -26,12 +26,41 @@ pub struct RunFacts<'a> {
     pub amount_cents: i64,
 }
 
-/// How many of `attempts` ended as `wanted` says, as the catalogue counts.
-fn count(attempts: &[AttemptRecord], wanted: impl Fn(&Outcome) -> bool) -> u64 {
-    attempts
-        .iter()
-        .filter(|a| a.outcome.as_ref().is_some_and(&wanted))
-        .count() as u64
+/// How the attempts of a run ended, counted once (as the catalogue counts: `u64`).
+#[derive(Debug, Default)]
+struct Tally {
+    created: u64,
+    replayed: u64,
+    in_progress: u64,
+    refused_reuse: u64,
+    dropped: u64,
+    crashed: u64,
+    timed_out: u64,
+    /// Attempts that were a copy's first: more than one means copies were sent together.
+    first_copies: u64,
+}
+
+impl Tally {
+    fn of(attempts: &[AttemptRecord]) -> Self {
+        let mut tally = Self::default();
+        for attempt in attempts {
+            if attempt.number == 1 {
+                tally.first_copies += 1;
+            }
+            let counter = match &attempt.outcome {
+                Some(Outcome::Created) => &mut tally.created,
+                Some(Outcome::Replayed) => &mut tally.replayed,
+                Some(Outcome::InProgress) => &mut tally.in_progress,
+                Some(Outcome::Rejected { status: 422, .. }) => &mut tally.refused_reuse,
+                Some(Outcome::Dropped) => &mut tally.dropped,
+                Some(Outcome::Crashed) => &mut tally.crashed,
+                Some(Outcome::TimedOut) => &mut tally.timed_out,
+                _ => continue,
+            };
+            *counter += 1;
+        }
+        tally
+    }
 }
 
 /// The verdict for one server, in `locale`'s words.
@@ -49,10 +78,14 @@ pub fn verdict(facts: &RunFacts<'_>, locale: Locale) -> String {
         total = money(facts.amount_cents * orders as i64)
     );
     let timeout = facts.policy.timeout_ms;
-    let timed_out = count(attempts, |o| *o == Outcome::TimedOut);
-    let in_progress = count(attempts, |o| *o == Outcome::InProgress);
-    let crashed = count(attempts, |o| *o == Outcome::Crashed);
-    let first_copies = attempts.iter().filter(|a| a.number == 1).count() as u64;
+    let tally = Tally::of(attempts);
+    let Tally {
+        timed_out,
+        in_progress,
+        crashed,
+        first_copies,
+        ..
+    } = tally;
 
     if orders == 0 && facts.policy.cancel_on_disconnect && timed_out > 0 {
         return if in_progress > 0 {
@@ -115,14 +148,14 @@ pub fn verdict(facts: &RunFacts<'_>, locale: Locale) -> String {
     }
 
     // Exactly one order: say what became of every other attempt.
-    let story = what_became_of_the_others(facts, locale);
+    let story = what_became_of_the_others(facts, &tally, locale);
     let story: String = if story.is_empty() {
         String::new()
     } else {
         let items = story.join(td_string!(locale, verdict.story_separator));
         td_string!(locale, verdict.story, items = items)
     };
-    let made_by: String = if count(attempts, |o| *o == Outcome::Created) == 1 {
+    let made_by: String = if tally.created == 1 {
         td_string!(locale, verdict.made_by_single_attempt).into()
     } else {
         td_string!(locale, verdict.made_by_unseen_attempt).into()
@@ -139,17 +172,18 @@ pub fn verdict(facts: &RunFacts<'_>, locale: Locale) -> String {
 }
 
 /// One clause per kind of attempt that did not create the single order.
-fn what_became_of_the_others(facts: &RunFacts<'_>, locale: Locale) -> Vec<String> {
-    let attempts = facts.attempts;
-    let crashed = count(attempts, |o| *o == Outcome::Crashed);
-    let refused_reuse = count(attempts, |o| {
-        matches!(o, Outcome::Rejected { status: 422, .. })
-    });
-    let dropped = count(attempts, |o| *o == Outcome::Dropped);
-    let timed_out = count(attempts, |o| *o == Outcome::TimedOut);
-    let in_progress = count(attempts, |o| *o == Outcome::InProgress);
-    let replayed = count(attempts, |o| *o == Outcome::Replayed);
-    let copies_sent_together = attempts.iter().filter(|a| a.number == 1).count() > 1;
+fn what_became_of_the_others(facts: &RunFacts<'_>, tally: &Tally, locale: Locale) -> Vec<String> {
+    let &Tally {
+        crashed,
+        refused_reuse,
+        dropped,
+        timed_out,
+        in_progress,
+        replayed,
+        first_copies,
+        ..
+    } = tally;
+    let copies_sent_together = first_copies > 1;
 
     let mut others: Vec<String> = Vec::new();
     if crashed > 0 {

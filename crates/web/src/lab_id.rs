@@ -3,12 +3,12 @@
 
 use lab_wire::LabId;
 
+use crate::url::{replace_search, search_params};
+
 /// The lab named in the page's URL, or a new one written into the URL
 /// (beside any other parameter the link carries).
 pub fn current_lab() -> LabId {
-    let window = web_sys::window().expect("the page runs in a window");
-    let search = window.location().search().unwrap_or_default();
-    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+    let Some(params) = search_params() else {
         return new_lab();
     };
     if let Some(lab) = params
@@ -19,10 +19,7 @@ pub fn current_lab() -> LabId {
     }
     let lab = new_lab();
     params.set("lab", lab.as_str());
-    if let Ok(history) = window.history() {
-        let url = format!("?{}", String::from(params.to_string()));
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-    }
+    replace_search(&params);
     lab
 }
 

@@ -12,6 +12,7 @@ use lab_i18n::i18n::{Locale, td_string, use_i18n};
 use lab_i18n::{LOCALES, locale_for_tag, tag_of};
 use leptos::prelude::*;
 
+use crate::url::{replace_search, search_params};
 use crate::words::say;
 use leptos_i18n::I18nContext;
 
@@ -28,7 +29,7 @@ const STORAGE_KEY: &str = "idempotency-lab-language";
 /// provider's own first effect sets the browser's language, and effects run
 /// in the order they were made, so this one has the last word.
 pub fn choose_at_start(i18n: I18nContext<Locale>) {
-    let from_link = url_params()
+    let from_link = search_params()
         .and_then(|params| params.get(LANG_PARAM))
         .and_then(|tag| locale_for_tag(&tag));
     let chosen_before = || {
@@ -60,19 +61,13 @@ fn remember(locale: Locale) {
 fn switch_to(i18n: I18nContext<Locale>, locale: Locale) {
     i18n.set_locale(locale);
     remember(locale);
-    let Some(params) = url_params() else { return };
+    let Some(params) = search_params() else {
+        return;
+    };
     if params.has(LANG_PARAM) {
         params.set(LANG_PARAM, tag_of(locale));
-        let url = format!("?{}", String::from(params.to_string()));
-        if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
-            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-        }
+        replace_search(&params);
     }
-}
-
-fn url_params() -> Option<web_sys::UrlSearchParams> {
-    let search = web_sys::window()?.location().search().ok()?;
-    web_sys::UrlSearchParams::new_with_str(&search).ok()
 }
 
 /// The language switch: a labelled selector of every language, each named in itself.

@@ -12,6 +12,7 @@ mod pane;
 mod runner;
 mod state;
 mod status;
+mod url;
 mod words;
 
 pub use app::App;
