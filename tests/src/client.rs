@@ -105,12 +105,23 @@ pub async fn spawn_lab(backend: Backend, ui_dir: &Path) -> String {
 /// The whole lab on a random port over `backend`, bound but not yet serving
 /// (for a test that decides when it stops).
 pub async fn build_lab(backend: Backend, ui_dir: &Path) -> launcher::Application {
+    build_lab_with(backend, ui_dir, lab_core::limits::RoomLimits::default()).await
+}
+
+/// Like [`build_lab`], with the per-lab limits `limits`.
+pub async fn build_lab_with(
+    backend: Backend,
+    ui_dir: &Path,
+    limits: lab_core::limits::RoomLimits,
+) -> launcher::Application {
     let settings = launcher::Settings {
         addr: "127.0.0.1:0".parse().expect("a socket address"),
         storage: lab_core::StorageArgs {
             database_url: backend.database_url().await,
             cleanup_every_secs: 60,
         },
+        limits,
+        timeouts: lab_core::serve::Timeouts::default(),
         ui_dir: ui_dir.to_owned(),
     };
     launcher::Application::build(&settings)

@@ -5,6 +5,7 @@
 use std::str::FromStr;
 use std::time::Duration;
 
+use lab_wire::LabId;
 use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{
@@ -12,6 +13,7 @@ use sqlx::sqlite::{
 };
 
 use crate::LabError;
+use crate::limits::{LabPermit, PerLab};
 
 /// How an `INSERT` into a column the database keeps UNIQUE ended: the row
 /// went in, or the database refused it because another request's row holds
@@ -73,8 +75,35 @@ pub enum Db {
         readers: SqlitePool,
     },
     /// A PostgreSQL server.
-    Postgres(PgPool),
+    Postgres(Postgres),
 }
+
+/// The connections to a PostgreSQL server: one pool for statements, one for
+/// transactions, shared fairly between labs.
+#[derive(Debug, Clone)]
+pub struct Postgres {
+    /// Statements on their own, and the short transactions of the shared
+    /// code: each holds its connection for a few milliseconds.
+    pub pool: PgPool,
+    /// The transactional server's transactions, which may hold their
+    /// connection for a learner's whole `Lab-Delay-Ms` (the pause runs inside
+    /// the transaction), or wait that long on another's lock. A pool of their
+    /// own, so that however many of them pause, the statements of every other
+    /// request still find a connection.
+    pub transactions: PgPool,
+    /// At most [`TRANSACTIONS_PER_LAB`] of those at once per lab, so one
+    /// lab cannot take the whole transactions pool either.
+    pub per_lab: PerLab,
+}
+
+/// Connections in the statements pool.
+pub const STATEMENT_CONNECTIONS: u32 = 16;
+/// Connections in the transactions pool.
+pub const TRANSACTION_CONNECTIONS: u32 = 24;
+/// Transactions one lab may hold open at once on PostgreSQL; a lab's next
+/// one waits (holding no connection) until one of them ends. Six copies
+/// sent at once still race: four claim together, two right after.
+pub const TRANSACTIONS_PER_LAB: u32 = 4;
 
 /// Runs the same expression against whichever pool `db` holds, for
 /// statements that write (on SQLite: the writer connection).
@@ -87,7 +116,7 @@ macro_rules! with_pool {
     ($db:expr, |$pool:ident| $body:expr) => {
         match $db {
             $crate::Db::Sqlite { writer: $pool, .. } => $body,
-            $crate::Db::Postgres($pool) => $body,
+            $crate::Db::Postgres($crate::db::Postgres { pool: $pool, .. }) => $body,
         }
     };
 }
@@ -99,7 +128,7 @@ macro_rules! with_reader {
     ($db:expr, |$pool:ident| $body:expr) => {
         match $db {
             $crate::Db::Sqlite { readers: $pool, .. } => $body,
-            $crate::Db::Postgres($pool) => $body,
+            $crate::Db::Postgres($crate::db::Postgres { pool: $pool, .. }) => $body,
         }
     };
 }
@@ -110,8 +139,8 @@ macro_rules! with_reader {
 pub enum DbTx {
     /// A transaction on the SQLite writer.
     Sqlite(sqlx::Transaction<'static, sqlx::Sqlite>),
-    /// A transaction on a PostgreSQL connection.
-    Postgres(sqlx::Transaction<'static, sqlx::Postgres>),
+    /// A transaction on a PostgreSQL connection, and the lab's share it holds.
+    Postgres(sqlx::Transaction<'static, sqlx::Postgres>, LabPermit),
 }
 
 /// Runs the same expression against the connection of whichever
@@ -124,7 +153,7 @@ macro_rules! with_tx {
                 let $conn = &mut **tx;
                 $body
             }
-            $crate::db::DbTx::Postgres(tx) => {
+            $crate::db::DbTx::Postgres(tx, _) => {
                 let $conn = &mut **tx;
                 $body
             }
@@ -137,7 +166,7 @@ impl DbTx {
     pub async fn commit(self) -> sqlx::Result<()> {
         match self {
             Self::Sqlite(tx) => tx.commit().await,
-            Self::Postgres(tx) => tx.commit().await,
+            Self::Postgres(tx, _) => tx.commit().await,
         }
     }
 
@@ -145,17 +174,23 @@ impl DbTx {
     pub async fn rollback(self) -> sqlx::Result<()> {
         match self {
             Self::Sqlite(tx) => tx.rollback().await,
-            Self::Postgres(tx) => tx.rollback().await,
+            Self::Postgres(tx, _) => tx.rollback().await,
         }
     }
 }
 
 impl Db {
-    /// Opens a transaction for writing.
-    pub async fn begin(&self) -> sqlx::Result<DbTx> {
+    /// Opens a transaction for writing on behalf of `lab`, which may hold
+    /// it open for a while. On PostgreSQL it waits first for one of the
+    /// lab's [`TRANSACTIONS_PER_LAB`] places, then takes a connection of the
+    /// transactions pool; on SQLite the one writer serves everyone in turn.
+    pub async fn begin_for(&self, lab: &LabId) -> sqlx::Result<DbTx> {
         Ok(match self {
             Self::Sqlite { writer, .. } => DbTx::Sqlite(writer.begin().await?),
-            Self::Postgres(pool) => DbTx::Postgres(pool.begin().await?),
+            Self::Postgres(postgres) => {
+                let place = postgres.per_lab.take(lab).await;
+                DbTx::Postgres(postgres.transactions.begin().await?, place)
+            }
         })
     }
 
@@ -169,16 +204,26 @@ impl Db {
     /// Connects to `url` (`sqlite://…` or `postgres://…`), creating an SQLite file if needed.
     pub async fn connect(url: &str) -> Result<Self, LabError> {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let connect_error = |source| LabError::Connect {
+                url: redact(url),
+                source,
+            };
             let pool = PgPoolOptions::new()
-                .max_connections(16)
+                .max_connections(STATEMENT_CONNECTIONS)
                 .acquire_timeout(Duration::from_secs(10))
                 .connect(url)
                 .await
-                .map_err(|source| LabError::Connect {
-                    url: redact(url),
-                    source,
-                })?;
-            return Ok(Self::Postgres(pool));
+                .map_err(connect_error)?;
+            // Opened as needed: most runs never pause in a transaction.
+            let transactions = PgPoolOptions::new()
+                .max_connections(TRANSACTION_CONNECTIONS)
+                .acquire_timeout(Duration::from_secs(30))
+                .connect_lazy_with(pool.connect_options().as_ref().clone());
+            return Ok(Self::Postgres(Postgres {
+                pool,
+                transactions,
+                per_lab: PerLab::new(TRANSACTIONS_PER_LAB),
+            }));
         }
         if url.starts_with("sqlite:") {
             let options = SqliteConnectOptions::from_str(url)
@@ -227,7 +272,7 @@ impl Db {
         postgres.set_ignore_missing(true);
         match self {
             Self::Sqlite { writer, .. } => sqlite.run(writer).await?,
-            Self::Postgres(pool) => postgres.run(pool).await?,
+            Self::Postgres(pg) => postgres.run(&pg.pool).await?,
         }
         Ok(())
     }
@@ -242,10 +287,16 @@ impl Db {
 
     /// Closes every connection, waiting for queries in progress.
     pub async fn close(&self) {
-        if let Self::Sqlite { readers, .. } = self {
-            readers.close().await;
+        match self {
+            Self::Sqlite { writer, readers } => {
+                readers.close().await;
+                writer.close().await;
+            }
+            Self::Postgres(postgres) => {
+                postgres.transactions.close().await;
+                postgres.pool.close().await;
+            }
         }
-        with_pool!(self, |pool| pool.close().await)
     }
 }
 

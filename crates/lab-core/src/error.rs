@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use lab_wire::problem::PROBLEM_JSON;
 use lab_wire::{InvalidKey, InvalidLabId, Problem};
 
+use crate::limits::LimitReached;
 use crate::serve::HangUp;
 
 /// Everything that can go wrong while serving the lab.
@@ -74,6 +75,14 @@ pub enum LabError {
         "a request with this Idempotency-Key is still being processed; retry after it finishes to get its response"
     )]
     KeyInFlight,
+    /// The lab (or the whole server) holds as much as it may at once.
+    #[error("{0}")]
+    Limit(#[from] LimitReached),
+    /// The answer was not ready by the request deadline.
+    #[error(
+        "the server did not answer within {0} s; the order work goes on, so retry with the same Idempotency-Key to get its answer"
+    )]
+    RequestTimedOut(u64),
     /// No route matches the path.
     #[error("there is nothing at this path; the lab serves /orders")]
     NotFound,
@@ -133,6 +142,9 @@ impl LabError {
             Self::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::InvalidOrder(_) | Self::KeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             Self::KeyInFlight => StatusCode::CONFLICT,
+            Self::Limit(limit) if limit.is_server_wide() => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Limit(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::RequestTimedOut(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Storage(_)
@@ -174,6 +186,21 @@ impl LabError {
                 "Idempotency-Key reused for a different request",
             ),
             Self::KeyInFlight => ("request-in-progress", "Request with this key in progress"),
+            Self::Limit(LimitReached::Requests { .. }) => (
+                "lab-requests-limit",
+                "Too many requests in progress in this lab",
+            ),
+            Self::Limit(LimitReached::Delay { .. }) => {
+                ("lab-delay-limit", "Too much delay in progress in this lab")
+            }
+            Self::Limit(LimitReached::LabStreams { .. }) => (
+                "lab-streams-limit",
+                "Too many step streams open in this lab",
+            ),
+            Self::Limit(LimitReached::AllStreams { .. }) => {
+                ("server-busy", "The server is at its limit of step streams")
+            }
+            Self::RequestTimedOut(_) => ("request-timed-out", "No answer in time"),
             Self::NotFound => ("not-found", "Not found"),
             Self::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
             Self::Storage(_)
@@ -190,7 +217,7 @@ impl LabError {
     pub fn problem(&self) -> Problem {
         let status = self.status();
         let (slug, title) = self.kind();
-        let detail = if status.is_server_error() {
+        let detail = if status == StatusCode::INTERNAL_SERVER_ERROR {
             // The cause may hold SQL, paths or URLs: it goes to the log, not to the client.
             "the server failed while handling this request; its log has the cause. Try again later"
                 .to_owned()
@@ -213,15 +240,20 @@ impl IntoResponse for LabError {
             return HangUp::mark(Response::new(axum::body::Body::empty()));
         }
         let status = self.status();
-        if status.is_server_error() {
+        if status == StatusCode::INTERNAL_SERVER_ERROR {
             tracing::error!(error = %self, "request failed");
         }
         let body = serde_json::to_vec(&self.problem()).expect("a problem always serialises");
+        let retry_after = match &self {
+            Self::KeyInFlight | Self::RequestTimedOut(_) => Some(1),
+            Self::Limit(limit) => Some(limit.retry_after_secs()),
+            _ => None,
+        };
         let mut response = (status, body).into_response();
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
-        if matches!(self, Self::KeyInFlight) {
-            headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        if let Some(secs) = retry_after {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         response
     }
@@ -255,6 +287,24 @@ mod tests {
         let problem = error.problem();
         assert_eq!(problem.status, 500);
         assert!(!problem.detail.contains("secret"), "{}", problem.detail);
+    }
+
+    #[test]
+    fn a_lab_past_a_limit_answers_429_and_a_full_server_503_both_with_retry_after() {
+        let busy = LabError::from(LimitReached::Delay {
+            limit_secs: 60,
+            asked_secs: 7,
+        })
+        .into_response();
+        assert_eq!(busy.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(busy.headers()[header::RETRY_AFTER], "7");
+        assert_eq!(busy.headers()[header::CONTENT_TYPE], PROBLEM_JSON);
+        let full = LabError::from(LimitReached::AllStreams { limit: 512 });
+        assert_eq!(full.problem().kind, "/problems/server-busy");
+        assert!(full.problem().detail.contains("512"), "says the limit");
+        let full = full.into_response();
+        assert_eq!(full.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(full.headers()[header::RETRY_AFTER], "5");
     }
 
     #[test]

@@ -14,6 +14,8 @@ pub mod db;
 pub mod error;
 pub mod fault;
 pub mod headers;
+pub mod limits;
+pub mod middleware;
 pub mod orders;
 pub mod request;
 pub mod routes;

@@ -58,11 +58,15 @@ where
         cancel_on_disconnect,
         ..
     } = request.controls;
+    // Taken before any work, and held by the work itself: a client that
+    // hangs up frees its lab's place only once the work it left has ended.
+    let admission = state.room.admit(&request.lab, request.controls.delay)?;
     let steps = state.steps.start_request(&request.lab, &request.key);
     let flow_steps = steps.clone();
     let work = flow(state.db, request, flow_steps.clone());
     let work = async move {
         let result = work.await;
+        drop(admission);
         flow_steps.record_end(&result, |response: &Response| {
             let replayed = response.headers().contains_key(IDEMPOTENT_REPLAYED);
             (response.status().as_u16(), replayed)

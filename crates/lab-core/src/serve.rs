@@ -5,6 +5,10 @@
 //! a response carries the [`HangUp`] marker, the service returns an
 //! error and hyper closes the connection without writing anything, exactly
 //! what a client sees when a response is lost on the network.
+//!
+//! A client that opens a connection and sends its headers slowly (or never)
+//! is cut off after [`Timeouts::header_secs`], so half-sent requests cannot
+//! pile up on a shared server.
 
 use std::future::Future;
 use std::time::Duration;
@@ -14,7 +18,7 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::response::Response;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
@@ -33,6 +37,26 @@ impl HangUp {
     }
 }
 
+/// How long the server waits for a slow client, and for itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::Args)]
+pub struct Timeouts {
+    /// Seconds a client may take to send a request's headers before the connection is closed
+    #[arg(long = "header-timeout-secs", env = "LAB_HEADER_TIMEOUT_SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_secs: u64,
+    /// Seconds from a request's headers to its answer before the client is told 503 (the order work itself goes on, and a retry with its key gets its answer)
+    #[arg(long = "request-timeout-secs", env = "LAB_REQUEST_TIMEOUT_SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub request_secs: u64,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            header_secs: 10,
+            request_secs: 30,
+        }
+    }
+}
+
 /// How long a shutdown waits for requests in progress before giving up on them.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
@@ -44,7 +68,21 @@ struct HungUpOnPurpose;
 /// Serves `app` on `listener` until `shutdown` completes, then lets
 /// requests in progress finish (for a few seconds at most).
 pub async fn serve(listener: TcpListener, app: Router, shutdown: impl Future<Output = ()>) {
-    let builder = auto::Builder::new(TokioExecutor::new());
+    serve_with(listener, app, Timeouts::default(), shutdown).await;
+}
+
+/// [`serve`], cutting off clients slower than `timeouts` allow.
+pub async fn serve_with(
+    listener: TcpListener,
+    app: Router,
+    timeouts: Timeouts,
+    shutdown: impl Future<Output = ()>,
+) {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(Duration::from_secs(timeouts.header_secs));
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {

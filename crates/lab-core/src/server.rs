@@ -8,6 +8,7 @@ use axum::response::Response;
 
 use crate::cleanup::ExpiredKeys;
 use crate::db::Migrations;
+use crate::limits::Room;
 use crate::orders::{OrderTables, shared_migrations};
 use crate::request::OrderRequest;
 use crate::routes::order_routes;
@@ -45,9 +46,15 @@ pub trait OrderServer: Sized + 'static {
         steps: Steps,
     ) -> impl Future<Output = Result<Response, LabError>> + Send + 'static;
 
-    /// The server's state over `db`, with a step hub of its own.
+    /// The server's state over `db`, with a step hub and limits of its own.
     fn state(db: Db) -> ServerState {
-        ServerState::new(db, &Self::STORAGE.order_tables)
+        Self::state_in(db, Room::default())
+    }
+
+    /// The server's state over `db`, with a step hub of its own, counting
+    /// what each lab holds in `room` (which other servers may share).
+    fn state_in(db: Db, room: Room) -> ServerState {
+        ServerState::new(db, &Self::STORAGE.order_tables, room)
     }
 
     /// The server's routes over `state`: `POST /orders` through

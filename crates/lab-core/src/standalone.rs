@@ -9,7 +9,9 @@ use tokio::net::TcpListener;
 
 use crate::cleanup::spawn_cleanup;
 use crate::config::StorageArgs;
-use crate::serve::serve;
+use crate::limits::{Room, RoomLimits};
+use crate::middleware::around_routes;
+use crate::serve::{Timeouts, serve_with};
 use crate::server::OrderServer;
 use crate::steps::close_on;
 use crate::{Db, LabError};
@@ -22,6 +24,10 @@ pub struct StandaloneArgs {
     pub addr: SocketAddr,
     #[command(flatten)]
     pub storage: StorageArgs,
+    #[command(flatten)]
+    pub limits: RoomLimits,
+    #[command(flatten)]
+    pub timeouts: Timeouts,
 }
 
 /// The whole `main` of a server's binary: reads its settings from the
@@ -78,11 +84,12 @@ pub async fn run_alone<S: OrderServer>(args: StandaloneArgs) -> Result<(), LabEr
         S::NAME,
         db.backend_name()
     );
-    let state = S::state(db.clone());
+    let state = S::state_in(db.clone(), Room::new(args.limits));
     let steps = state.steps.clone();
-    serve(
+    serve_with(
         listener,
-        S::routes(state),
+        around_routes(S::routes(state), args.timeouts),
+        args.timeouts,
         close_on(shutdown_signal(), vec![steps]),
     )
     .await;

@@ -1,7 +1,8 @@
-//! What a server's handlers work with: its storage, its tables and where
-//! its requests report their steps.
+//! What a server's handlers work with: its storage, its tables, where its
+//! requests report their steps, and the limits it applies to each lab.
 
 use crate::Db;
+use crate::limits::Room;
 use crate::orders::OrderTables;
 use crate::steps::StepHub;
 
@@ -14,15 +15,19 @@ pub struct ServerState {
     pub tables: &'static OrderTables,
     /// Where requests report their steps and pages listen for them.
     pub steps: StepHub,
+    /// What each lab may hold of the server at once (shared with the other
+    /// servers of the same lab, in the launcher).
+    pub room: Room,
 }
 
 impl ServerState {
-    /// The state of a server over `db` with `tables`, no page listening yet.
-    pub fn new(db: Db, tables: &'static OrderTables) -> Self {
+    /// The state of a server over `db` with `tables` in `room`, no page listening yet.
+    pub fn new(db: Db, tables: &'static OrderTables, room: Room) -> Self {
         Self {
             db,
             tables,
             steps: StepHub::new(),
+            room,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! The steps of a lab's requests as Server-Sent Events: `GET /steps?lab=ID`
 //! for one server, and one stream over several servers for the page. The
 //! lab comes from the query because a browser's `EventSource` cannot send
-//! headers.
+//! headers. Every open stream holds one of its lab's stream places (and
+//! one of the server's), given back when the client goes away.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -12,12 +13,13 @@ use axum::http::request::Parts;
 use axum::response::IntoResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::get;
-use futures::Stream;
-use lab_wire::{LabId, Step};
+use futures::{Stream, StreamExt};
+use lab_wire::{LabId, STEPS_MISSED_EVENT, Step, StepsMissed};
 use serde::Deserialize;
 use tokio::sync::{broadcast, watch};
 
 use crate::LabError;
+use crate::limits::{Room, StreamAdmission};
 use crate::state::ServerState;
 use crate::steps::StepHub;
 
@@ -57,8 +59,10 @@ impl<S: Send + Sync> FromRequestParts<S> for LabInQuery {
 pub async fn stream_steps(
     State(state): State<ServerState>,
     LabInQuery(lab): LabInQuery,
-) -> impl IntoResponse {
-    Sse::new(events_of_lab(&state.steps, lab, "step")).keep_alive(KeepAlive::default())
+) -> Result<impl IntoResponse, LabError> {
+    let admission = state.room.open_stream(&lab)?;
+    let events = events_of_lab(&state.steps, &lab, "step");
+    Ok(Sse::new(holding(admission, events)).keep_alive(KeepAlive::default()))
 }
 
 /// `GET /steps?lab=ID` over several servers at once: one stream whose
@@ -66,65 +70,87 @@ pub async fn stream_steps(
 /// …). The page uses it so that watching both panes costs one of the
 /// browser's six connections per host, not two, leaving the rest for the
 /// copies it sends concurrently.
-pub fn combined_steps_route(hubs: Vec<(&'static str, StepHub)>) -> Router {
+pub fn combined_steps_route(hubs: Vec<(&'static str, StepHub)>, room: Room) -> Router {
     Router::new()
         .route("/steps", get(stream_combined_steps))
-        .with_state(Arc::from(hubs))
+        .with_state(CombinedSteps {
+            hubs: Arc::from(hubs),
+            room,
+        })
+}
+
+/// The servers a combined stream merges, and the limits on opening one.
+#[derive(Clone)]
+struct CombinedSteps {
+    hubs: Arc<[(&'static str, StepHub)]>,
+    room: Room,
 }
 
 async fn stream_combined_steps(
-    State(hubs): State<Arc<[(&'static str, StepHub)]>>,
+    State(combined): State<CombinedSteps>,
     LabInQuery(lab): LabInQuery,
-) -> impl IntoResponse {
-    let streams = hubs
+) -> Result<impl IntoResponse, LabError> {
+    // One place for the whole stream: it is one connection, one page.
+    let admission = combined.room.open_stream(&lab)?;
+    let streams = combined
+        .hubs
         .iter()
-        .map(|(name, hub)| Box::pin(events_of_lab(hub, lab.clone(), name)));
-    Sse::new(futures::stream::select_all(streams)).keep_alive(KeepAlive::default())
+        .map(|(name, hub)| Box::pin(events_of_lab(hub, &lab, name)));
+    let events = futures::stream::select_all(streams);
+    Ok(Sse::new(holding(admission, events)).keep_alive(KeepAlive::default()))
+}
+
+/// `events`, holding `admission` for as long as the stream lives (axum
+/// drops the stream when the client goes away, and the place with it).
+fn holding<S: Stream>(admission: StreamAdmission, events: S) -> impl Stream<Item = S::Item> {
+    events.map(move |event| {
+        let _held = &admission;
+        event
+    })
 }
 
 /// The steps of `lab` on `hub` from now on, as SSE events named
 /// `event_name`, until the hub is closed.
 fn events_of_lab(
     hub: &StepHub,
-    lab: LabId,
+    lab: &LabId,
     event_name: &'static str,
 ) -> impl Stream<Item = Result<Event, Infallible>> + use<> {
-    steps_of_lab(hub.subscribe(), hub.closing(), lab, event_name)
+    steps_off(hub.subscribe(lab), hub.closing(), event_name)
 }
 
-/// The steps of `lab` off `receiver`, as SSE events named `event_name`,
-/// until `closing` turns true.
-fn steps_of_lab(
-    receiver: broadcast::Receiver<(LabId, Step)>,
+/// The steps off `receiver` (one lab's channel), as SSE events named
+/// `event_name`, until `closing` turns true.
+fn steps_off(
+    receiver: broadcast::Receiver<Step>,
     closing: watch::Receiver<bool>,
-    lab: LabId,
     event_name: &'static str,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
     futures::stream::unfold((receiver, closing), move |(mut receiver, mut closing)| {
-        let lab = lab.clone();
         async move {
-            loop {
-                let received = tokio::select! {
-                    received = receiver.recv() => received,
-                    // Closed, or the hub itself is gone: either way, the end.
-                    _ = closing.wait_for(|closed| *closed) => return None,
-                };
-                match received {
-                    Ok((step_lab, step)) if step_lab == lab => {
-                        let event = Event::default()
-                            .event(event_name)
-                            .json_data(&step)
-                            .unwrap_or_else(|_| Event::default().comment("unserialisable step"));
-                        return Some((Ok(event), (receiver, closing)));
-                    }
-                    Ok(_) => {}
-                    // A listener that fell behind misses some steps and goes on.
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::warn!(missed, "a step listener fell behind");
-                    }
-                    Err(broadcast::error::RecvError::Closed) => return None,
+            let received = tokio::select! {
+                received = receiver.recv() => received,
+                // Closed, or the hub itself is gone: either way, the end.
+                _ = closing.wait_for(|closed| *closed) => return None,
+            };
+            let event = match received {
+                Ok(step) => Event::default().event(event_name).json_data(&step),
+                // A listener that fell behind misses some steps and goes on,
+                // told how many, so the page can say its diagram is incomplete.
+                Err(broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "a step listener fell behind");
+                    let missed = StepsMissed {
+                        of: event_name.to_owned(),
+                        missed,
+                    };
+                    Event::default()
+                        .event(STEPS_MISSED_EVENT)
+                        .json_data(&missed)
                 }
-            }
+                Err(broadcast::error::RecvError::Closed) => return None,
+            };
+            let event = event.unwrap_or_else(|_| Event::default().comment("unserialisable step"));
+            Some((Ok(event), (receiver, closing)))
         }
     })
 }
@@ -143,17 +169,36 @@ mod tests {
     #[tokio::test]
     async fn closing_the_hub_ends_the_streams_open_on_it() {
         let hub = StepHub::new();
-        let mut before = Box::pin(events_of_lab(&hub, LabId::default(), "step"));
+        let mut before = Box::pin(events_of_lab(&hub, &LabId::default(), "step"));
         let steps = hub.start_request(&LabId::default(), &key());
         steps.record(StepKind::KeyClaimed);
         assert!(before.next().await.is_some(), "a step before closing");
         hub.close();
         assert!(before.next().await.is_none(), "the open stream ends");
-        let mut after = Box::pin(events_of_lab(&hub, LabId::default(), "step"));
+        let mut after = Box::pin(events_of_lab(&hub, &LabId::default(), "step"));
         assert!(
             after.next().await.is_none(),
             "a stream opened later ends at once"
         );
+    }
+
+    #[tokio::test]
+    async fn a_listener_that_fell_behind_is_told_how_many_steps_it_missed() {
+        let hub = StepHub::new();
+        let lab = LabId::default();
+        let mut events = Box::pin(events_of_lab(&hub, &lab, "naive"));
+        let steps = hub.start_request(&lab, &key());
+        for _ in 0..1030 {
+            steps.record(StepKind::KeyClaimed);
+        }
+        let first = format!("{:?}", events.next().await.unwrap().unwrap());
+        assert!(first.contains("missed"), "{first}");
+        assert!(
+            first.contains(r#"{\"of\":\"naive\",\"missed\":6}"#),
+            "{first}"
+        );
+        let next = format!("{:?}", events.next().await.unwrap().unwrap());
+        assert!(next.contains("key-claimed"), "then the steps go on: {next}");
     }
 
     async fn lab_in(uri: &str) -> Result<LabId, LabError> {

@@ -2,20 +2,23 @@
 //! page hears them over Server-Sent Events (see [`crate::step_stream`]).
 //!
 //! A server's flow calls [`Steps::record`] at each step; nothing is kept,
-//! and nothing is built at all while no page is listening. A request whose
+//! and nothing is built at all while no page of that lab is listening. Each
+//! lab has a channel of its own, so one lab's steps never crowd another's. A request whose
 //! work is dropped half-way (the client hung up under
 //! `Lab-Cancellation: on-disconnect`) reports [`StepKind::Cancelled`] from
 //! its recorder's `Drop`, since no code after its last `.await` runs.
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use lab_wire::{IdempotencyKey, LabId, Step, StepKind};
 use tokio::sync::{broadcast, watch};
 
 use crate::LabError;
 
-/// How many steps a slow listener may fall behind before it misses some.
+/// How many steps a slow listener may fall behind before it misses some
+/// (one run of six copies with five retries takes well under a hundred).
 const BACKLOG: usize = 1024;
 
 /// Where one server's requests report their steps, and where pages listen.
@@ -26,7 +29,9 @@ pub struct StepHub {
 
 #[derive(Debug)]
 struct HubInner {
-    sender: broadcast::Sender<(LabId, Step)>,
+    /// One channel per lab that has a listener (or had one until its last
+    /// step); a lab nobody watches costs nothing.
+    labs: Mutex<HashMap<LabId, broadcast::Sender<Step>>>,
     /// Set when the server stops: every open stream ends, so a page left
     /// open does not hold up the shutdown.
     closing: watch::Sender<bool>,
@@ -45,7 +50,7 @@ impl StepHub {
     pub fn new() -> Self {
         Self {
             inner: Arc::new(HubInner {
-                sender: broadcast::channel(BACKLOG).0,
+                labs: Mutex::new(HashMap::new()),
                 closing: watch::Sender::new(false),
                 next_request: AtomicU64::new(1),
                 next_seq: AtomicU64::new(1),
@@ -67,9 +72,20 @@ impl StepHub {
         }
     }
 
-    /// Every step reported from now on, of every lab.
-    pub fn subscribe(&self) -> broadcast::Receiver<(LabId, Step)> {
-        self.inner.sender.subscribe()
+    /// Every step of `lab` reported from now on.
+    pub fn subscribe(&self, lab: &LabId) -> broadcast::Receiver<Step> {
+        let mut labs = self.inner.lock();
+        // Channels whose listeners all left go now: their labs may never
+        // report a step again to clear them.
+        labs.retain(|_, sender| sender.receiver_count() > 0);
+        labs.entry(lab.clone())
+            .or_insert_with(|| broadcast::channel(BACKLOG).0)
+            .subscribe()
+    }
+
+    /// How many labs have a channel now (listeners, or had them until lately).
+    pub fn labs_listened_to(&self) -> usize {
+        self.inner.lock().len()
     }
 
     /// Ends every open `/steps` stream (and any opened later): the server is stopping.
@@ -83,9 +99,17 @@ impl StepHub {
     }
 
     fn publish(&self, lab: &LabId, key: &str, request: u64, kind: StepKind) {
-        if self.inner.sender.receiver_count() == 0 {
-            return;
-        }
+        let sender = {
+            let mut labs = self.inner.lock();
+            match labs.get(lab) {
+                None => return,
+                Some(sender) if sender.receiver_count() == 0 => {
+                    labs.remove(lab);
+                    return;
+                }
+                Some(sender) => sender.clone(),
+            }
+        };
         let step = Step {
             seq: self.inner.next_seq.fetch_add(1, Ordering::Relaxed),
             request,
@@ -94,7 +118,14 @@ impl StepHub {
             kind,
         };
         // An error only means every listener left meanwhile.
-        let _ = self.inner.sender.send((lab.clone(), step));
+        let _ = sender.send(step);
+    }
+}
+
+impl HubInner {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<LabId, broadcast::Sender<Step>>> {
+        // The map holds no invariant a panic could break half-way.
+        self.labs.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -179,8 +210,8 @@ mod tests {
     #[tokio::test]
     async fn steps_reach_listeners_in_order_with_the_request_number() {
         let hub = StepHub::new();
-        let mut listener = hub.subscribe();
         let lab = LabId::default();
+        let mut listener = hub.subscribe(&lab);
         let first = hub.start_request(&lab, &key());
         let second = hub.start_request(&lab, &key());
         first.record(StepKind::KeyLookedUp {
@@ -191,7 +222,7 @@ mod tests {
         });
         first.record(StepKind::OrderInserted);
         let received: Vec<_> = (0..3)
-            .map(|_| listener.try_recv().unwrap().1)
+            .map(|_| listener.try_recv().unwrap())
             .map(|step| (step.seq, step.request, step.kind))
             .collect();
         assert_eq!(received[0].1, 1);
@@ -203,24 +234,24 @@ mod tests {
     #[tokio::test]
     async fn a_request_dropped_before_its_end_reports_that_it_was_cancelled() {
         let hub = StepHub::new();
-        let mut listener = hub.subscribe();
+        let mut listener = hub.subscribe(&LabId::default());
         let steps = hub.start_request(&LabId::default(), &key());
         let clone = steps.clone();
         drop(steps);
         assert!(listener.try_recv().is_err(), "a clone still holds it");
         drop(clone);
-        assert_eq!(listener.try_recv().unwrap().1.kind, StepKind::Cancelled);
+        assert_eq!(listener.try_recv().unwrap().kind, StepKind::Cancelled);
     }
 
     #[tokio::test]
     async fn a_request_that_answered_reports_no_cancellation() {
         let hub = StepHub::new();
-        let mut listener = hub.subscribe();
+        let mut listener = hub.subscribe(&LabId::default());
         let steps = hub.start_request(&LabId::default(), &key());
         steps.record_end(&Ok::<_, LabError>(()), |()| (201, false));
         drop(steps);
         let kinds: Vec<_> = std::iter::from_fn(|| listener.try_recv().ok())
-            .map(|(_, s)| s.kind)
+            .map(|step| step.kind)
             .collect();
         assert_eq!(
             kinds,
@@ -229,5 +260,31 @@ mod tests {
                 replayed: false
             }]
         );
+    }
+
+    #[tokio::test]
+    async fn a_labs_steps_reach_only_that_labs_listeners() {
+        let hub = StepHub::new();
+        let (mine, theirs) = (LabId::default(), LabId::try_from("other").unwrap());
+        let mut listener = hub.subscribe(&mine);
+        hub.start_request(&theirs, &key())
+            .record(StepKind::KeyClaimed);
+        assert!(listener.try_recv().is_err(), "another lab's step");
+        hub.start_request(&mine, &key())
+            .record(StepKind::KeyClaimed);
+        assert_eq!(listener.try_recv().unwrap().kind, StepKind::KeyClaimed);
+    }
+
+    #[tokio::test]
+    async fn a_lab_whose_listeners_left_loses_its_channel() {
+        let hub = StepHub::new();
+        let lab = LabId::try_from("gone").unwrap();
+        drop(hub.subscribe(&lab));
+        assert_eq!(hub.labs_listened_to(), 1);
+        hub.start_request(&lab, &key()).record(StepKind::KeyClaimed);
+        assert_eq!(hub.labs_listened_to(), 0, "cleared by its next step");
+        drop(hub.subscribe(&lab));
+        let _listening = hub.subscribe(&LabId::default());
+        assert_eq!(hub.labs_listened_to(), 1, "cleared by the next subscriber");
     }
 }

@@ -13,4 +13,4 @@ pub use key::{IdempotencyKey, InvalidKey};
 pub use lab::{InvalidLabId, LabId};
 pub use order::{InvalidOrder, NewOrder, Order};
 pub use problem::Problem;
-pub use step::{KeyFound, Step, StepKind};
+pub use step::{KeyFound, STEPS_MISSED_EVENT, Step, StepKind, StepsMissed};

@@ -19,6 +19,21 @@ pub struct Step {
     pub kind: StepKind,
 }
 
+/// The SSE event name of [`StepsMissed`] on a `/steps` stream.
+pub const STEPS_MISSED_EVENT: &str = "missed";
+
+/// Sent on a `/steps` stream (as the event [`STEPS_MISSED_EVENT`]) when its
+/// listener fell so far behind that some steps were dropped: what the page
+/// draws from the stream is incomplete from here on, and says so.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepsMissed {
+    /// The name of the events that lost steps (on the combined stream, the
+    /// server's name; on one server's stream, `step`).
+    pub of: String,
+    /// How many steps were dropped.
+    pub missed: u64,
+}
+
 /// What a request found when it looked its key up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -11,10 +11,13 @@ use std::path::{Path, PathBuf};
 use axum::Router;
 use lab_core::cleanup::spawn_cleanup;
 use lab_core::error::not_found;
+use lab_core::limits::{Room, RoomLimits};
+use lab_core::middleware::around_routes;
+use lab_core::serve::{Timeouts, serve_with};
 use lab_core::standalone::{bind, shutdown_signal};
 use lab_core::step_stream::combined_steps_route;
 use lab_core::steps::{StepHub, close_on};
-use lab_core::{Db, LabError, OrderServer, StorageArgs, serve};
+use lab_core::{Db, LabError, OrderServer, StorageArgs};
 use naive_server::NaiveServer;
 use safe_server::SafeServer;
 use tokio::net::TcpListener;
@@ -29,18 +32,29 @@ pub struct Settings {
     pub addr: SocketAddr,
     #[command(flatten)]
     pub storage: StorageArgs,
+    #[command(flatten)]
+    pub limits: RoomLimits,
+    #[command(flatten)]
+    pub timeouts: Timeouts,
     /// Folder holding the built page (Trunk's output)
     #[arg(long, env = "LAB_UI_DIR", default_value = "dist")]
     pub ui_dir: PathBuf,
 }
 
 /// The three servers and the page, over one storage; `/api/steps` streams
-/// the steps of all three at once. Also hands out the servers' step hubs,
-/// to be closed when the lab stops.
-pub fn app(db: Db, ui_dir: &Path) -> (Router, Vec<StepHub>) {
-    let naive = NaiveServer::state(db.clone());
-    let safe = SafeServer::state(db.clone());
-    let transactional = TransactionalServer::state(db);
+/// the steps of all three at once. Each lab's limits hold over the three
+/// servers together. Also hands out the servers' step hubs, to be closed
+/// when the lab stops.
+pub fn app(
+    db: Db,
+    ui_dir: &Path,
+    limits: RoomLimits,
+    timeouts: Timeouts,
+) -> (Router, Vec<StepHub>) {
+    let room = Room::new(limits);
+    let naive = NaiveServer::state_in(db.clone(), room.clone());
+    let safe = SafeServer::state_in(db.clone(), room.clone());
+    let transactional = TransactionalServer::state_in(db, room.clone());
     let hubs = vec![
         (NaiveServer::NAME, naive.steps.clone()),
         (SafeServer::NAME, safe.steps.clone()),
@@ -50,12 +64,15 @@ pub fn app(db: Db, ui_dir: &Path) -> (Router, Vec<StepHub>) {
         .nest("/naive", NaiveServer::routes(naive))
         .nest("/safe", SafeServer::routes(safe))
         .nest("/transactional", TransactionalServer::routes(transactional))
-        .merge(combined_steps_route(hubs.clone()))
+        .merge(combined_steps_route(hubs.clone(), room))
         .fallback(not_found);
     // Unknown page paths get the page itself, so a deep link still loads.
     let page = ServeDir::new(ui_dir).fallback(ServeFile::new(ui_dir.join("index.html")));
     let router = Router::new().nest("/api", api).fallback_service(page);
-    (router, hubs.into_iter().map(|(_, hub)| hub).collect())
+    (
+        around_routes(router, timeouts),
+        hubs.into_iter().map(|(_, hub)| hub).collect(),
+    )
 }
 
 /// The lab, bound to its address and ready to serve.
@@ -63,6 +80,7 @@ pub struct Application {
     listener: TcpListener,
     db: Db,
     router: Router,
+    timeouts: Timeouts,
     steps: Vec<StepHub>,
     cleanup: tokio::task::JoinHandle<()>,
 }
@@ -80,7 +98,12 @@ impl Application {
                 "the page is not built there; the APIs work, but / will answer 404 (build it with `cargo xtask run`)"
             );
         }
-        let (router, steps) = app(db.clone(), &settings.ui_dir);
+        let (router, steps) = app(
+            db.clone(),
+            &settings.ui_dir,
+            settings.limits,
+            settings.timeouts,
+        );
         let listener = bind(settings.addr).await?;
         let cleanup = spawn_cleanup(
             db.clone(),
@@ -95,6 +118,7 @@ impl Application {
             listener,
             db,
             router,
+            timeouts: settings.timeouts,
             steps,
             cleanup,
         })
@@ -114,7 +138,8 @@ impl Application {
 
     /// Serves until `shutdown` completes, then closes the storage.
     pub async fn run_until(self, shutdown: impl Future<Output = ()>) {
-        serve(self.listener, self.router, close_on(shutdown, self.steps)).await;
+        let shutdown = close_on(shutdown, self.steps);
+        serve_with(self.listener, self.router, self.timeouts, shutdown).await;
         self.cleanup.abort();
         self.db.close().await;
     }

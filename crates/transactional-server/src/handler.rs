@@ -60,7 +60,7 @@ impl OrderServer for TransactionalServer {
         // Step 1: claim the key, inside the transaction. The UNIQUE constraint
         // refuses a second claim, and PostgreSQL makes a racing insert of the
         // same key wait until this transaction ends, to see whether it committed.
-        let mut tx = db.begin().await?;
+        let mut tx = db.begin_for(&lab).await?;
         steps.record(StepKind::TransactionBegun);
         let terms = store::ClaimTerms {
             fingerprint: &fingerprint,

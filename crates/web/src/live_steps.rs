@@ -2,10 +2,12 @@
 //! carries every server's steps, each event named after its server, so
 //! watching both panes costs one of the browser's few connections per host.
 //! A step goes to each pane that shows its server, if it belongs to the
-//! purchase being run.
+//! purchase being run. When the page falls so far behind that the server
+//! drops steps, the stream says how many, and the pane says its diagram
+//! is incomplete.
 
 use lab_client::{Design, Purchases};
-use lab_wire::{LabId, Step};
+use lab_wire::{LabId, STEPS_MISSED_EVENT, Step, StepsMissed};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
@@ -31,13 +33,22 @@ pub fn listen(
     on(&source, "error", move |_: web_sys::Event| {
         connected.set(false)
     });
+    on(&source, STEPS_MISSED_EVENT, move |event: MessageEvent| {
+        let Some(missed) = data_of::<StepsMissed>(&event) else {
+            return;
+        };
+        if purchases.with_value(|p| p.current().is_none()) {
+            return;
+        }
+        for pane in panes {
+            if pane.server().name() == missed.of {
+                pane.steps_missed.update(|count| *count += missed.missed);
+            }
+        }
+    });
     for design in Design::ALL {
         on(&source, design.name(), move |event: MessageEvent| {
-            let Some(step) = event
-                .data()
-                .as_string()
-                .and_then(|text| serde_json::from_str::<Step>(&text).ok())
-            else {
+            let Some(step) = data_of::<Step>(&event) else {
                 return;
             };
             let of_this_run = purchases
@@ -52,6 +63,11 @@ pub fn listen(
             }
         });
     }
+}
+
+/// An event's JSON data; `None` for anything the page cannot read.
+fn data_of<T: serde::de::DeserializeOwned>(event: &MessageEvent) -> Option<T> {
+    serde_json::from_str(&event.data().as_string()?).ok()
 }
 
 /// Adds a listener that lives as long as the page.

@@ -191,6 +191,11 @@ fn sequence_diagram(pane: Pane, title: String, live: bool, locale: Locale) -> An
         };
         return view! { <p class="hint">{note.to_string()}</p> }.into_any();
     }
+    let missed = pane.steps_missed.get();
+    let missed = (missed > 0).then(|| {
+        let text = td_string!(locale, pane.steps_missed, count = missed);
+        view! { <p class="steps-missed" role="status">{text}</p> }
+    });
     let lanes = sequence.lanes.len();
     let lane_names: Vec<String> = sequence.lanes.iter().map(|l| l.heading.clone()).collect();
     let headings = sequence
@@ -241,6 +246,7 @@ fn sequence_diagram(pane: Pane, title: String, live: bool, locale: Locale) -> An
     let label = td_string!(locale, pane.diagram_label, server = title).to_string();
     let caption = label.clone();
     view! {
+        {missed}
         <p class="hint">{td_string!(locale, pane.diagram_hint)}</p>
         // Focusable, so a keyboard can scroll a wide diagram on a phone.
         <div class="sequence-scroll" tabindex="0" role="region" aria-label=label>

@@ -80,6 +80,8 @@ pub struct Pane {
     pub error: RwSignal<Option<ApiError>>,
     /// The last run's steps on this pane's server, as they arrive.
     pub steps: RwSignal<Vec<Step>>,
+    /// How many of them the stream dropped because the page fell behind.
+    pub steps_missed: RwSignal<u64>,
 }
 
 impl Pane {
@@ -92,6 +94,7 @@ impl Pane {
             verdict: RwSignal::new(None),
             error: RwSignal::new(None),
             steps: RwSignal::new(Vec::new()),
+            steps_missed: RwSignal::new(0),
         }
     }
 
@@ -130,6 +133,7 @@ impl Pane {
         self.attempts.set(Vec::new());
         self.verdict.set(None);
         self.steps.set(Vec::new());
+        self.steps_missed.set(0);
     }
 
     /// Shows `design` from now on: its orders, and no run yet.

@@ -1,0 +1,70 @@
+//! What wraps every route of a server: a trace span per request
+//! (tower-http's `TraceLayer`; `RUST_LOG=tower_http=debug` shows them) and
+//! a deadline for the answer.
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::error_handling::HandleErrorLayer;
+use tower::ServiceBuilder;
+use tower_http::trace::TraceLayer;
+
+use crate::LabError;
+use crate::serve::Timeouts;
+
+/// `router`, with a trace span per request and the request deadline of `timeouts`.
+///
+/// Past the deadline the client is answered 503 problem+json with
+/// `Retry-After`. Order work is spawned (see [`crate::work`]), so it runs
+/// to its end all the same, as when a client hangs up; a retry with the
+/// same key then gets its answer.
+pub fn around_routes(router: Router, timeouts: Timeouts) -> Router {
+    let deadline = Duration::from_secs(timeouts.request_secs);
+    router.layer(
+        ServiceBuilder::new()
+            .layer(TraceLayer::new_for_http())
+            .layer(HandleErrorLayer::new(
+                move |_: tower::BoxError| async move {
+                    LabError::RequestTimedOut(timeouts.request_secs)
+                },
+            ))
+            .timeout(deadline),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode, header};
+    use axum::routing::get;
+    use tower::ServiceExt;
+
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn an_answer_past_the_deadline_is_a_503_problem_with_retry_after() {
+        let slow = Router::new().route(
+            "/slow",
+            get(|| async {
+                tokio::time::sleep(Duration::from_secs(120)).await;
+                "too late"
+            }),
+        );
+        let timeouts = Timeouts {
+            header_secs: 10,
+            request_secs: 30,
+        };
+        let response = around_routes(slow, timeouts)
+            .oneshot(Request::get("/slow").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers()[header::RETRY_AFTER], "1");
+        let body = axum::body::to_bytes(response.into_body(), 4096)
+            .await
+            .unwrap();
+        let problem: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(problem["type"], "/problems/request-timed-out");
+        assert!(problem["detail"].as_str().unwrap().contains("30 s"));
+    }
+}
