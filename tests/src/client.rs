@@ -4,11 +4,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use lab_core::{Db, OrderServer};
-use lab_wire::Order;
 use lab_wire::headers::{
     IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_DELAY_MS, LAB_FAULT, LAB_ID, LAB_KEY_RETENTION_SECS,
     LAB_LOCK_TIMEOUT_SECS,
 };
+use lab_wire::{Order, StepKind};
 use reqwest::header::{CONTENT_TYPE, HeaderValue};
 use tokio::net::TcpListener;
 
@@ -105,14 +105,15 @@ pub async fn spawn_lab(backend: Backend, ui_dir: &Path) -> String {
 /// The whole lab on a random port over `backend`, bound but not yet serving
 /// (for a test that decides when it stops).
 pub async fn build_lab(backend: Backend, ui_dir: &Path) -> launcher::Application {
-    build_lab_with(backend, ui_dir, lab_core::limits::RoomLimits::default()).await
+    build_lab_with(backend, ui_dir, Default::default(), Default::default()).await
 }
 
-/// Like [`build_lab`], with the per-lab limits `limits`.
+/// Like [`build_lab`], with the per-lab limits `limits` and the timeouts `timeouts`.
 pub async fn build_lab_with(
     backend: Backend,
     ui_dir: &Path,
     limits: lab_core::limits::RoomLimits,
+    timeouts: lab_core::serve::Timeouts,
 ) -> launcher::Application {
     let settings = launcher::Settings {
         addr: "127.0.0.1:0".parse().expect("a socket address"),
@@ -121,7 +122,7 @@ pub async fn build_lab_with(
             cleanup_every_secs: 60,
         },
         limits,
-        timeouts: lab_core::serve::Timeouts::default(),
+        timeouts,
         ui_dir: ui_dir.to_owned(),
     };
     launcher::Application::build(&settings)
@@ -210,18 +211,21 @@ impl TestServer {
     }
 
     /// Starts a slow order (`delay_ms` in the server's race window) in the
-    /// background and waits until it has surely claimed its key; returns
-    /// the running request.
+    /// background and waits until the server reports that its pause has
+    /// begun: it has claimed its key by then (or, on the naive server,
+    /// looked it up), except on the transactional server over SQLite, which
+    /// pauses before its transaction. Returns the running request.
     pub async fn place_slowly_in_background(
         &self,
         key: &str,
         delay_ms: u64,
     ) -> tokio::task::JoinHandle<Attempt> {
-        let (server, key) = (self.clone(), key.to_owned());
-        let first = tokio::spawn(async move { server.place_slowly(&key, delay_ms).await });
-        // A request claims its key as soon as it arrives, then sits in its
-        // race window; a fraction of a second is ample to get there.
-        tokio::time::sleep(Duration::from_millis(400)).await;
+        let mut steps = self.steps().await;
+        let (server, owned_key) = (self.clone(), key.to_owned());
+        let first = tokio::spawn(async move { server.place_slowly(&owned_key, delay_ms).await });
+        steps
+            .until(|step| step.key == key && matches!(step.kind, StepKind::SlowPartStarted { .. }))
+            .await;
         first
     }
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 use lab_e2e::client::{COFFEE, send};
 use lab_e2e::{Attempt, Backend, TestServer, new_key, on_both_backends, spawn_server};
 use lab_wire::headers::{LAB_CANCELLATION, LAB_DELAY_MS, LAB_LOCK_TIMEOUT_SECS};
+use lab_wire::{Step, StepKind};
 use naive_server::NaiveServer;
 use safe_server::SafeServer;
 use transactional_server::TransactionalServer;
@@ -16,24 +17,47 @@ on_both_backends!(
     a_cancelled_request_on_the_transactional_server_rolls_back_and_its_retry_orders_once,
 );
 
-/// Sends an order that the client gives up on during the server's 600 ms
-/// race window, asking the server to drop the work when that happens.
-async fn hang_up_on_cancellable(server: &TestServer, key: &str) {
-    let gave_up = send(
-        server
-            .order_request(Some(key), COFFEE)
-            .header(LAB_DELAY_MS, "600")
-            .header(LAB_CANCELLATION, "on-disconnect")
-            .header(LAB_LOCK_TIMEOUT_SECS, "2")
-            .timeout(Duration::from_millis(100)),
-    )
-    .await;
-    assert!(
-        matches!(gave_up, Attempt::NoResponse(_)),
-        "the client times out: {gave_up:?}"
+/// Sends an order with a 600 ms race window, asking the server to drop the
+/// work if the client hangs up; hangs up as soon as the server reports the
+/// window open, and waits until the server reports the work dropped.
+/// Returns the steps the server reported for it.
+async fn hang_up_on_cancellable(server: &TestServer, key: &str) -> Vec<Step> {
+    let mut steps = server.steps().await;
+    let request = server
+        .order_request(Some(key), COFFEE)
+        .header(LAB_DELAY_MS, "600")
+        .header(LAB_CANCELLATION, "on-disconnect")
+        .header(LAB_LOCK_TIMEOUT_SECS, LOCK_SECS.to_string());
+    let client = tokio::spawn(send(request));
+    let mut seen = steps
+        .until(|step| step.key == key && matches!(step.kind, StepKind::SlowPartStarted { .. }))
+        .await;
+    // Dropping the client's request closes its connection: the hang-up.
+    client.abort();
+    seen.extend(
+        steps
+            .until(|step| step.key == key && step.kind == StepKind::Cancelled)
+            .await,
     );
-    // Past the race window: finished work would have stored its order by now.
-    tokio::time::sleep(Duration::from_millis(900)).await;
+    seen
+}
+
+/// The lock an abandoned claim holds before a retry may take it over.
+const LOCK_SECS: u64 = 2;
+
+/// Waits until the lock of the claim among `steps` has surely run out.
+async fn until_the_lock_has_run_out(steps: &[Step]) {
+    let claimed_at_us = steps
+        .iter()
+        .find(|step| step.kind == StepKind::KeyClaimed)
+        .expect("the request claimed its key")
+        .at_us;
+    // The server's clock is this machine's; a tenth of a second to spare.
+    let runs_out_us = claimed_at_us + i64::try_from(LOCK_SECS * 1_000_000).unwrap() + 100_000;
+    let left_us = runs_out_us - chrono::Utc::now().timestamp_micros();
+    if let Ok(left_us) = u64::try_from(left_us) {
+        tokio::time::sleep(Duration::from_micros(left_us)).await;
+    }
 }
 
 async fn a_cancelled_request_on_the_naive_server_leaves_nothing_and_its_retry_orders_once(
@@ -69,20 +93,20 @@ async fn a_cancelled_request_on_the_safe_server_leaves_its_claim_behind_until_th
     let server = spawn_server::<SafeServer>(backend).await;
     let key = new_key();
 
-    hang_up_on_cancellable(&server, &key).await;
+    let steps = hang_up_on_cancellable(&server, &key).await;
 
     assert!(
         server.orders().await.is_empty(),
         "cancelled after the claim, before the order"
     );
-    // About a second has passed since the claim: its 2 s lock still holds.
+    // Moments have passed since the claim: its 2 s lock still holds.
     let blocked = server.place(&key).await;
     assert_eq!(
         blocked.status(),
         409,
         "an abandoned claim blocks its retries: {blocked:?}"
     );
-    tokio::time::sleep(Duration::from_millis(1_400)).await;
+    until_the_lock_has_run_out(&steps).await;
     let recovered = server.place(&key).await;
     assert!(
         matches!(

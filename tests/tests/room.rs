@@ -6,11 +6,12 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use lab_core::limits::RoomLimits;
+use lab_core::serve::Timeouts;
 use lab_e2e::client::{Attempt, build_lab_with, send};
 use lab_e2e::{Backend, StepStream, TestServer, new_key, on_both_backends};
 use lab_wire::StepKind;
 use lab_wire::headers::LAB_DELAY_MS;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 on_both_backends!(
@@ -25,7 +26,13 @@ const HOLD_MS: u64 = 10_000;
 
 /// The whole lab with `limits`, serving; its base URL.
 async fn lab_with(backend: Backend, limits: RoomLimits) -> String {
-    let application = build_lab_with(backend, Path::new("no-page-here"), limits).await;
+    lab_with_timeouts(backend, limits, Timeouts::default()).await
+}
+
+/// The whole lab with `limits` and `timeouts`, serving; its base URL.
+async fn lab_with_timeouts(backend: Backend, limits: RoomLimits, timeouts: Timeouts) -> String {
+    let page = Path::new("no-page-here");
+    let application = build_lab_with(backend, page, limits, timeouts).await;
     let base = format!("http://{}", application.local_addr());
     tokio::spawn(application.run_until(std::future::pending()));
     base
@@ -178,6 +185,40 @@ async fn a_lab_past_its_step_streams_is_refused_and_another_lab_is_not(backend: 
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+#[tokio::test]
+async fn a_connection_that_never_finishes_its_headers_is_closed() {
+    let timeouts = Timeouts {
+        header_secs: 1,
+        ..Timeouts::default()
+    };
+    let base = lab_with_timeouts(Backend::Sqlite, RoomLimits::default(), timeouts).await;
+    let address = base.trim_start_matches("http://");
+    let mut connection = TcpStream::connect(address).await.expect("connect");
+    connection
+        .write_all(b"POST /api/naive/orders HTTP/1.1\r\nHost: lab\r\n")
+        .await
+        .expect("half a request");
+    // The server ends the connection (whether it says 408 first or not):
+    // wait for the end, well past the one second it allows.
+    let ended = tokio::time::timeout(Duration::from_secs(20), async {
+        let mut buffer = [0_u8; 1024];
+        // Anything it writes is read and let go; the end is what counts.
+        while connection
+            .read(&mut buffer)
+            .await
+            .is_ok_and(|read| read > 0)
+        {}
+    })
+    .await;
+    assert!(
+        ended.is_ok(),
+        "the half-sent request was still open after 20 s"
+    );
+    // A whole request on a new connection is served as ever.
+    let client = client(&base, "naive");
+    assert_eq!(client.place(&new_key()).await.status(), 201);
 }
 
 /// Acceptance check of the room-proof issue: a hundred 10 s requests in one
