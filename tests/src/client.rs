@@ -284,6 +284,24 @@ impl TestServer {
 }
 
 /// Sends a request and records what came back, or that nothing did.
+/// Sends `request` (an order under `key` with a `Lab-Delay-Ms`) and hangs
+/// up as soon as `steps` shows that the server's pause began, as a client
+/// that times out would, but at a known moment. Returns the steps seen.
+pub async fn hang_up_during_the_pause(
+    request: reqwest::RequestBuilder,
+    key: &str,
+    steps: &mut crate::StepStream,
+) -> Vec<lab_wire::Step> {
+    let client = tokio::spawn(send(request));
+    let seen = steps
+        .until(|step| step.key == key && matches!(step.kind, StepKind::SlowPartStarted { .. }))
+        .await;
+    // Dropping the request closes its connection: the hang-up.
+    client.abort();
+    seen
+}
+
+/// Sends `request` and says what came back.
 pub async fn send(request: reqwest::RequestBuilder) -> Attempt {
     match request.send().await {
         Ok(response) => {

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use lab_e2e::client::{COFFEE, send};
+use lab_e2e::client::{COFFEE, hang_up_during_the_pause};
 use lab_e2e::{Attempt, Backend, TestServer, new_key, on_both_backends, spawn_server};
 use lab_wire::headers::{LAB_CANCELLATION, LAB_DELAY_MS, LAB_LOCK_TIMEOUT_SECS};
 use lab_wire::{Step, StepKind};
@@ -28,12 +28,7 @@ async fn hang_up_on_cancellable(server: &TestServer, key: &str) -> Vec<Step> {
         .header(LAB_DELAY_MS, "600")
         .header(LAB_CANCELLATION, "on-disconnect")
         .header(LAB_LOCK_TIMEOUT_SECS, LOCK_SECS.to_string());
-    let client = tokio::spawn(send(request));
-    let mut seen = steps
-        .until(|step| step.key == key && matches!(step.kind, StepKind::SlowPartStarted { .. }))
-        .await;
-    // Dropping the client's request closes its connection: the hang-up.
-    client.abort();
+    let mut seen = hang_up_during_the_pause(request, key, &mut steps).await;
     seen.extend(
         steps
             .until(|step| step.key == key && step.kind == StepKind::Cancelled)
