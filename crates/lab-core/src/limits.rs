@@ -167,11 +167,6 @@ impl Room {
         }
     }
 
-    /// The limits this room applies.
-    pub fn limits(&self) -> RoomLimits {
-        self.inner.limits
-    }
-
     /// Lets a request of `lab` that pauses for `delay` start, or says which limit it reached.
     pub fn admit(&self, lab: &LabId, delay: Duration) -> Result<Admission, LimitReached> {
         let inner = &self.inner;
@@ -259,19 +254,24 @@ impl PerLab {
     /// the whole share is cut to the share, so one request alone always fits.
     pub fn try_take(&self, lab: &LabId, count: u32) -> Option<LabPermit> {
         let semaphore = self.inner.semaphore_of(lab);
-        let permit = semaphore
-            .try_acquire_many_owned(count.min(self.inner.per_lab))
-            .ok();
-        self.permit_or_forget(lab, permit)
+        match semaphore.try_acquire_many_owned(count.min(self.inner.per_lab)) {
+            Ok(permit) => Some(self.held_by(lab, permit)),
+            // The failed attempt has let go of its semaphore: the entry may be idle.
+            Err(_) => {
+                self.inner.forget_if_idle(lab);
+                None
+            }
+        }
     }
 
     /// One of `lab`'s permits, waiting for one to be free.
     pub async fn take(&self, lab: &LabId) -> LabPermit {
         let semaphore = self.inner.semaphore_of(lab);
-        // Never closed: the semaphores live as long as their map.
-        let permit = semaphore.acquire_owned().await.ok();
-        self.permit_or_forget(lab, permit)
-            .expect("a semaphore that is never closed hands out permits")
+        let permit = semaphore
+            .acquire_owned()
+            .await
+            .expect("the semaphores are never closed");
+        self.held_by(lab, permit)
     }
 
     /// How many labs hold permits now (or wait for them).
@@ -279,21 +279,11 @@ impl PerLab {
         self.inner.lock().len()
     }
 
-    fn permit_or_forget(
-        &self,
-        lab: &LabId,
-        permit: Option<OwnedSemaphorePermit>,
-    ) -> Option<LabPermit> {
-        match permit {
-            Some(permit) => Some(LabPermit {
-                permit: Some(permit),
-                lab: lab.clone(),
-                owner: self.inner.clone(),
-            }),
-            None => {
-                self.inner.forget_if_idle(lab);
-                None
-            }
+    fn held_by(&self, lab: &LabId, permit: OwnedSemaphorePermit) -> LabPermit {
+        LabPermit {
+            permit: Some(permit),
+            lab: lab.clone(),
+            owner: self.inner.clone(),
         }
     }
 }
