@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use lab_core::{Db, OrderServer};
 use lab_wire::headers::{
-    IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_DELAY_MS, LAB_FAULT, LAB_ID, LAB_KEY_RETENTION_SECS,
-    LAB_LOCK_TIMEOUT_SECS,
+    IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_DELAY_MS, LAB_FAULT, LAB_KEY_RETENTION_SECS,
+    LAB_LOCK_TIMEOUT_SECS, LAB_SECRET,
 };
 use lab_wire::{Order, StepKind};
 use reqwest::header::{CONTENT_TYPE, HeaderValue};
@@ -17,12 +17,17 @@ use crate::Backend;
 /// The order every test places unless it says otherwise.
 pub const COFFEE: &str = r#"{"item":"coffee","amount_cents":450}"#;
 
+/// The teacher's token of every lab [`build_lab`] starts.
+pub const TEACHER_TOKEN: &str = "the-test-teachers-token";
+
 /// One running server, seen from one lab.
 #[derive(Clone)]
 pub struct TestServer {
     /// The URL of `/orders`.
     pub orders_url: String,
-    /// The lab this client works in (a fresh one per test).
+    /// The secret that opens this client's lab (a fresh lab per test).
+    pub secret: String,
+    /// The id of that lab, derived from the secret.
     pub lab: String,
     http: reqwest::Client,
 }
@@ -80,6 +85,11 @@ pub async fn spawn_server<S: OrderServer>(backend: Backend) -> TestServer {
 /// Like [`spawn_server`], also handing out the server's storage.
 pub async fn spawn_server_with_db<S: OrderServer>(backend: Backend) -> (TestServer, Db) {
     let db = backend.connect().await;
+    (spawn_server_over::<S>(db.clone()).await, db)
+}
+
+/// Starts server `S` alone over `db` (migrating it first).
+pub async fn spawn_server_over<S: OrderServer>(db: Db) -> TestServer {
     S::migrate(&db).await.expect("migrations apply");
     let listener = TcpListener::bind("127.0.0.1:0")
         .await
@@ -87,10 +97,10 @@ pub async fn spawn_server_with_db<S: OrderServer>(backend: Backend) -> (TestServ
     let addr = listener.local_addr().expect("bound address");
     tokio::spawn(lab_core::serve(
         listener,
-        S::router(db.clone()),
+        S::router(db),
         std::future::pending(),
     ));
-    (TestServer::new(format!("http://{addr}/orders")), db)
+    TestServer::new(format!("http://{addr}/orders"))
 }
 
 /// Starts the whole lab (both servers and the page) on a random port;
@@ -119,10 +129,13 @@ pub async fn build_lab_with(
         addr: "127.0.0.1:0".parse().expect("a socket address"),
         storage: lab_core::StorageArgs {
             database_url: backend.database_url().await,
-            cleanup_every_secs: 60,
+            ..Default::default()
         },
         limits,
         timeouts,
+        teacher: lab_core::TeacherArgs {
+            teacher_token: Some(TEACHER_TOKEN.to_owned()),
+        },
         ui_dir: ui_dir.to_owned(),
     };
     launcher::Application::build(&settings)
@@ -137,11 +150,23 @@ impl TestServer {
             .timeout(Duration::from_secs(30))
             .build()
             .expect("an HTTP client");
-        Self {
+        let mut server = Self {
             orders_url,
-            lab: format!("test-{}", uuid::Uuid::new_v4().simple()),
+            secret: String::new(),
+            lab: String::new(),
             http,
-        }
+        };
+        server.open_new_lab();
+        server
+    }
+
+    fn open_new_lab(&mut self) {
+        let secret = format!("test-{}", uuid::Uuid::new_v4().simple());
+        let lab = lab_wire::LabSecret::try_from(secret.as_str())
+            .expect("a uuid makes a lab secret")
+            .lab_id();
+        self.lab = lab.to_string();
+        self.secret = secret;
     }
 
     /// Another server's `/orders` at `orders_url`, seen from this lab.
@@ -152,12 +177,24 @@ impl TestServer {
         }
     }
 
-    /// The same server, seen from another lab.
-    pub fn in_lab(&self, lab: &str) -> Self {
+    /// The query that opens this lab's step stream: `secret=…`.
+    pub fn lab_query(&self) -> String {
+        format!("secret={}", self.secret)
+    }
+
+    /// The same server, sending `secret` as its lab's secret (whatever it opens, if anything).
+    pub fn sending_secret(&self, secret: &str) -> Self {
         Self {
-            lab: lab.to_owned(),
+            secret: secret.to_owned(),
             ..self.clone()
         }
+    }
+
+    /// The same server, seen from another (new) lab.
+    pub fn in_new_lab(&self) -> Self {
+        let mut other = self.clone();
+        other.open_new_lab();
+        other
     }
 
     /// A `POST /orders` with this lab, a JSON body and the key (if any).
@@ -175,7 +212,7 @@ impl TestServer {
         let mut request = self
             .http
             .post(&self.orders_url)
-            .header(LAB_ID, &self.lab)
+            .header(LAB_SECRET, &self.secret)
             .header(CONTENT_TYPE, content_type)
             .body(body.to_owned());
         if let Some(key) = key {
@@ -254,7 +291,7 @@ impl TestServer {
         let response = self
             .http
             .get(&self.orders_url)
-            .header(LAB_ID, &self.lab)
+            .header(LAB_SECRET, &self.secret)
             .send()
             .await
             .expect("GET /orders answers");
@@ -262,11 +299,11 @@ impl TestServer {
         response.json().await.expect("GET /orders returns orders")
     }
 
-    /// Opens this lab's stream of steps on this server (`GET /steps?lab=…`).
+    /// Opens this lab's stream of steps on this server (`GET /steps?secret=…`).
     pub async fn steps(&self) -> crate::StepStream {
         let url = self
             .orders_url
-            .replace("/orders", &format!("/steps?lab={}", self.lab));
+            .replace("/orders", &format!("/steps?{}", self.lab_query()));
         crate::StepStream::open(&url).await
     }
 
@@ -275,7 +312,7 @@ impl TestServer {
         let response = self
             .http
             .delete(&self.orders_url)
-            .header(LAB_ID, &self.lab)
+            .header(LAB_SECRET, &self.secret)
             .send()
             .await
             .expect("DELETE /orders answers");

@@ -12,7 +12,7 @@ pub struct StepStream {
 }
 
 impl StepStream {
-    /// Opens the stream at `url` (`…/steps?lab=ID`), checking that it is Server-Sent Events.
+    /// Opens the stream at `url` (`…/steps?secret=…`), checking that it is Server-Sent Events.
     pub async fn open(url: &str) -> Self {
         let response = reqwest::get(url).await.expect("the step stream opens");
         assert_eq!(response.status(), 200, "GET {url}");
@@ -81,4 +81,25 @@ impl StepStream {
         }
         None
     }
+}
+
+/// Waits until this machine's clock (which the servers under test share)
+/// is past `at_us` (microseconds since the epoch), with a tenth of a second
+/// to spare: for a deadline the server computed from a moment it reported,
+/// such as a claim's lock or a key's retention.
+pub async fn until_clock_passes(at_us: i64) {
+    let left_us = at_us + 100_000 - chrono::Utc::now().timestamp_micros();
+    if let Ok(left_us) = u64::try_from(left_us) {
+        tokio::time::sleep(Duration::from_micros(left_us)).await;
+    }
+}
+
+/// Waits until the lock (of `lock_secs`) of the claim among `steps` has run out.
+pub async fn until_the_lock_has_run_out(steps: &[Step], lock_secs: u64) {
+    let claimed_at_us = steps
+        .iter()
+        .find(|step| step.kind == lab_wire::StepKind::KeyClaimed)
+        .expect("the request claimed its key")
+        .at_us;
+    until_clock_passes(claimed_at_us + i64::try_from(lock_secs * 1_000_000).unwrap()).await;
 }

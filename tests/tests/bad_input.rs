@@ -143,9 +143,19 @@ async fn every_kind_of_bad_request_gets_its_documented_problem_and_changes_nothi
         ),
         (
             "bad lab id",
-            server.in_lab("a/b").order_request(Some(&key), COFFEE),
+            server
+                .order_request(Some(&key), COFFEE)
+                .header("lab-id", "a/b"),
             400,
             "invalid-lab-id",
+        ),
+        (
+            "short lab secret",
+            server
+                .sending_secret("short")
+                .order_request(Some(&key), COFFEE),
+            400,
+            "invalid-lab-secret",
         ),
         (
             "delay too long",

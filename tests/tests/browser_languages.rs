@@ -104,18 +104,13 @@ async fn in_chinese_every_scenario_reads_in_chinese_and_no_english_word_is_left(
 
             // The lab's id and link are names, not words.
             let url = learner.current_url().await;
-            let lab = url
-                .split("lab=")
-                .nth(1)
-                .unwrap_or_default()
-                .split('&')
-                .next()
-                .unwrap_or_default();
+            let lab = texts_of(&learner, "footer code").await.concat();
+            assert!(lab.starts_with("lab-"), "the footer names the lab: {lab:?}");
             let page = learner
                 .page_text()
                 .await
                 .replace(&url, " ")
-                .replace(lab, " ");
+                .replace(&lab, " ");
             let left: Vec<String> = words(&page)
                 .into_iter()
                 .filter(|word| english.contains(word))
@@ -162,7 +157,11 @@ async fn switching_language_keeps_the_lab_and_its_orders_and_the_choice_survives
         );
 
         // A link that names the language wins over the remembered choice…
-        learner.go_to(&format!("{lab_url}&lang=en")).await;
+        let (page, lab_secret) = lab_url.split_once('#').expect("the lab is in the fragment");
+        let join = if page.contains('?') { '&' } else { '?' };
+        learner
+            .go_to(&format!("{page}{join}lang=en#{lab_secret}"))
+            .await;
         wait_for_button_text(&learner, "place-order", "Place order").await;
         // …and a switch after it is what a reload keeps.
         choose_chinese(&learner).await;

@@ -71,7 +71,8 @@ async fn learners_in_different_labs_do_not_see_each_others_orders_and_reset_clea
         bob.press_and_wait("Reset").await;
         assert_eq!(bob.orders_stored("Naive").await, 0);
         assert_eq!(bob.orders_stored("Transactional").await, 0);
-        alice.go_to(&alice_url).await;
+        // A reload: Alice's page shows what her lab holds now.
+        alice.reload().await;
         let alice_after = eventually(async || {
             Some(alice.orders_stored("Transactional").await).filter(|n| *n == 2)
         })

@@ -1,9 +1,8 @@
 //! Rust's own failure mode: with `Lab-Cancellation: on-disconnect` a
 //! handler's work is dropped, at its next `.await`, when the client hangs up.
 
-use std::time::Duration;
-
 use lab_e2e::client::{COFFEE, hang_up_during_the_pause};
+use lab_e2e::steps::until_the_lock_has_run_out;
 use lab_e2e::{Attempt, Backend, TestServer, new_key, on_both_backends, spawn_server};
 use lab_wire::headers::{LAB_CANCELLATION, LAB_DELAY_MS, LAB_LOCK_TIMEOUT_SECS};
 use lab_wire::{Step, StepKind};
@@ -39,21 +38,6 @@ async fn hang_up_on_cancellable(server: &TestServer, key: &str) -> Vec<Step> {
 
 /// The lock an abandoned claim holds before a retry may take it over.
 const LOCK_SECS: u64 = 2;
-
-/// Waits until the lock of the claim among `steps` has surely run out.
-async fn until_the_lock_has_run_out(steps: &[Step]) {
-    let claimed_at_us = steps
-        .iter()
-        .find(|step| step.kind == StepKind::KeyClaimed)
-        .expect("the request claimed its key")
-        .at_us;
-    // The server's clock is this machine's; a tenth of a second to spare.
-    let runs_out_us = claimed_at_us + i64::try_from(LOCK_SECS * 1_000_000).unwrap() + 100_000;
-    let left_us = runs_out_us - chrono::Utc::now().timestamp_micros();
-    if let Ok(left_us) = u64::try_from(left_us) {
-        tokio::time::sleep(Duration::from_micros(left_us)).await;
-    }
-}
 
 async fn a_cancelled_request_on_the_naive_server_leaves_nothing_and_its_retry_orders_once(
     backend: Backend,
@@ -101,7 +85,7 @@ async fn a_cancelled_request_on_the_safe_server_leaves_its_claim_behind_until_th
         409,
         "an abandoned claim blocks its retries: {blocked:?}"
     );
-    until_the_lock_has_run_out(&steps).await;
+    until_the_lock_has_run_out(&steps, LOCK_SECS).await;
     let recovered = server.place(&key).await;
     assert!(
         matches!(

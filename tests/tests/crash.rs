@@ -2,13 +2,28 @@
 //! order, before saving its answer, as if the process died there. What is
 //! left behind depends on the design, and so does what the retry gets.
 
-use std::time::Duration;
-
 use lab_e2e::client::send;
-use lab_e2e::{Attempt, Backend, new_key, on_both_backends, spawn_server};
+use lab_e2e::steps::until_the_lock_has_run_out;
+use lab_e2e::{Attempt, Backend, TestServer, new_key, on_both_backends, spawn_server};
+use lab_wire::{Step, StepKind};
 use naive_server::NaiveServer;
 use safe_server::SafeServer;
 use transactional_server::TransactionalServer;
+
+/// How long a crashed claim blocks its retries: long enough that the
+/// retry sent right after the crash surely finds the claim still locked.
+const LOCK_SECS: u64 = 3;
+
+/// Places the default order with `key` on the safe server, which crashes
+/// right after creating it; returns the request's steps, up to the crash.
+async fn crash_on(server: &TestServer, key: &str) -> Vec<Step> {
+    let mut steps = server.steps().await;
+    let crashed = server.place_and_crash(key, LOCK_SECS).await;
+    assert!(matches!(crashed, Attempt::NoResponse(_)), "{crashed:?}");
+    steps
+        .until(|step| step.key == key && step.kind == StepKind::Crashed)
+        .await
+}
 
 on_both_backends!(
     after_a_crash_the_naive_server_keeps_the_order_and_its_retry_orders_again,
@@ -59,8 +74,7 @@ async fn after_a_crash_the_safe_server_keeps_the_order_holds_the_key_then_recove
     let server = spawn_server::<SafeServer>(backend).await;
     let key = new_key();
 
-    let crashed = server.place_and_crash(&key, 1).await;
-    assert!(matches!(crashed, Attempt::NoResponse(_)), "{crashed:?}");
+    let steps = crash_on(&server, &key).await;
     let written = server.orders().await;
     assert_eq!(
         written.len(),
@@ -75,7 +89,7 @@ async fn after_a_crash_the_safe_server_keeps_the_order_holds_the_key_then_recove
         "the crashed claim, with no answer, still holds the key: {too_soon:?}"
     );
 
-    tokio::time::sleep(Duration::from_millis(1_300)).await;
+    until_the_lock_has_run_out(&steps, LOCK_SECS).await;
     let recovered = server.place(&key).await;
     assert!(
         matches!(
@@ -145,8 +159,8 @@ async fn after_a_crash_the_transactional_server_keeps_nothing_and_its_retry_simp
 async fn after_a_crash_a_different_order_under_the_key_is_refused_not_recovered(backend: Backend) {
     let server = spawn_server::<SafeServer>(backend).await;
     let key = new_key();
-    server.place_and_crash(&key, 1).await;
-    tokio::time::sleep(Duration::from_millis(1_300)).await;
+    let steps = crash_on(&server, &key).await;
+    until_the_lock_has_run_out(&steps, LOCK_SECS).await;
 
     let tea = send(server.order_request(Some(&key), r#"{"item":"tea","amount_cents":300}"#)).await;
     assert_eq!(tea.status(), 422, "{tea:?}");

@@ -1,11 +1,11 @@
 //! Keys expire: a retry after the retention period is a new request, and the
 //! cleanup job deletes expired keys — and nothing else.
 
-use std::time::Duration;
-
+use chrono::Utc;
 use lab_core::OrderServer;
 use lab_core::cleanup::delete_expired_keys;
 use lab_e2e::client::spawn_server_with_db;
+use lab_e2e::steps::until_clock_passes;
 use lab_e2e::{Attempt, Backend, new_key, on_every_server_and_backend, spawn_server};
 
 on_every_server_and_backend!(
@@ -13,16 +13,18 @@ on_every_server_and_backend!(
     the_cleanup_job_deletes_expired_keys_and_nothing_else,
 );
 
-/// Long enough for a one-second retention to have surely run out.
-const PAST_ONE_SECOND: Duration = Duration::from_millis(1_300);
+/// A second, in the microseconds of the servers' clock.
+const ONE_SECOND_US: i64 = 1_000_000;
 
 async fn a_retry_after_the_key_expired_creates_a_second_order<S: OrderServer>(backend: Backend) {
     let server = spawn_server::<S>(backend).await;
     let key = new_key();
 
     let first = server.place_kept_for(&key, 1).await;
+    // The key was stored before this answer came, to expire a second later.
+    let expired_by_us = Utc::now().timestamp_micros() + ONE_SECOND_US;
     let early = server.place_kept_for(&key, 1).await;
-    tokio::time::sleep(PAST_ONE_SECOND).await;
+    until_clock_passes(expired_by_us).await;
     let late = server.place_kept_for(&key, 1).await;
 
     assert!(
@@ -65,6 +67,7 @@ async fn the_cleanup_job_deletes_expired_keys_and_nothing_else<S: OrderServer>(b
     let (short_a, short_b, long) = (new_key(), new_key(), new_key());
     server.place_kept_for(&short_a, 1).await.order();
     server.place_kept_for(&short_b, 1).await.order();
+    let expired_by_us = Utc::now().timestamp_micros() + ONE_SECOND_US;
     let kept = server.place(&long).await.order();
     let rows_in_lab = async || -> i64 {
         let count = format!(
@@ -80,7 +83,7 @@ async fn the_cleanup_job_deletes_expired_keys_and_nothing_else<S: OrderServer>(b
         .expect("count the key rows"))
     };
     assert_eq!(rows_in_lab().await, 3);
-    tokio::time::sleep(PAST_ONE_SECOND).await;
+    until_clock_passes(expired_by_us).await;
 
     let deleted = delete_expired_keys(&db, S::STORAGE.expired_keys)
         .await

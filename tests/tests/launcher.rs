@@ -71,8 +71,8 @@ async fn one_stream_carries_every_servers_steps_named_after_the_server() {
     let base = spawn_lab(Backend::Sqlite, &fake_page()).await;
     let naive = TestServer::new(format!("{base}/api/naive/orders"));
     let transactional = naive.at(format!("{base}/api/transactional/orders"));
-    let mut steps = StepStream::open(&format!("{base}/api/steps?lab={}", naive.lab)).await;
-    let elsewhere = naive.in_lab("someone-else");
+    let mut steps = StepStream::open(&format!("{base}/api/steps?{}", naive.lab_query())).await;
+    let elsewhere = naive.in_new_lab();
 
     let (other, mine_on_naive, mine_on_transactional) = (new_key(), new_key(), new_key());
     elsewhere.place(&other).await;
@@ -118,7 +118,7 @@ async fn stopping_the_lab_ends_open_step_streams_cleanly() {
     let running = tokio::spawn(application.run_until(async {
         let _ = stopped.await;
     }));
-    let mut page_left_open = reqwest::get(format!("{base}/api/steps?lab=open-page"))
+    let mut page_left_open = reqwest::get(format!("{base}/api/steps?secret=a-page-left-open-here"))
         .await
         .unwrap();
     assert_eq!(page_left_open.status(), 200);

@@ -144,8 +144,8 @@ async fn the_quoted_form_of_a_key_is_the_same_key<S: OrderServer>(backend: Backe
 
 async fn labs_are_isolated_from_each_other<S: OrderServer>(backend: Backend) {
     let server = spawn_server::<S>(backend).await;
-    let alice = server.in_lab(&format!("alice-{}", new_key()));
-    let bob = server.in_lab(&format!("bob-{}", new_key()));
+    let alice = server.in_new_lab();
+    let bob = server.in_new_lab();
     let key = new_key();
 
     let alices = alice.place(&key).await;

@@ -54,7 +54,7 @@ fn client(base: &str, server: &str) -> TestServer {
 
 /// The page's combined step stream of `client`'s lab.
 async fn steps_of(base: &str, client: &TestServer) -> StepStream {
-    StepStream::open(&format!("{base}/api/steps?lab={}", client.lab)).await
+    StepStream::open(&format!("{base}/api/steps?{}", client.lab_query())).await
 }
 
 /// Starts `count` orders of `client`, each pausing `HOLD_MS`, in the background.
@@ -160,11 +160,13 @@ async fn a_lab_past_its_step_streams_is_refused_and_another_lab_is_not(backend: 
     let lab = client(&base, "naive");
     let first = steps_of(&base, &lab).await;
     let _second = steps_of(&base, &lab).await;
-    let third = send(reqwest::Client::new().get(format!("{base}/api/steps?lab={}", lab.lab))).await;
+    let third =
+        send(reqwest::Client::new().get(format!("{base}/api/steps?{}", lab.lab_query()))).await;
     assert_refused(&third, "lab-streams-limit", "5");
     // One server's own stream counts against the same places.
     let own =
-        send(reqwest::Client::new().get(format!("{base}/api/naive/steps?lab={}", lab.lab))).await;
+        send(reqwest::Client::new().get(format!("{base}/api/naive/steps?{}", lab.lab_query())))
+            .await;
     assert_refused(&own, "lab-streams-limit", "5");
     let other_lab = client(&base, "naive");
     let _theirs = steps_of(&base, &other_lab).await;
@@ -173,7 +175,7 @@ async fn a_lab_past_its_step_streams_is_refused_and_another_lab_is_not(backend: 
     // wait for that, asking again every few milliseconds.
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let again = reqwest::get(format!("{base}/api/steps?lab={}", lab.lab))
+        let again = reqwest::get(format!("{base}/api/steps?{}", lab.lab_query()))
             .await
             .unwrap();
         if again.status() == 200 {
@@ -247,9 +249,9 @@ async fn an_ordinary_order_is_answered_while_another_lab_holds_a_hundred_slow_re
     let http = reqwest::Client::new();
     let mut streams = Vec::new();
     for _ in 0..300 {
-        let lab = client(&base, "naive").lab;
+        let lab = client(&base, "naive");
         let stream = http
-            .get(format!("{base}/api/steps?lab={lab}"))
+            .get(format!("{base}/api/steps?{}", lab.lab_query()))
             .send()
             .await
             .expect("a step stream opens");

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use lab_core::{Db, DemoControls, LabError, OrderRequest, OrderServer, Steps};
-use lab_wire::{IdempotencyKey, LabId, NewOrder};
+use lab_wire::{IdempotencyKey, LabId, LabSecret, NewOrder};
 use naive_server::NaiveServer;
 use safe_server::SafeServer;
 use tokio::task::JoinHandle;
@@ -26,6 +26,9 @@ pub struct Bench {
     servers: Vec<JoinHandle<()>>,
     sqlite_file: Option<PathBuf>,
 }
+
+/// Keys per lab in a cell (see [`Bench::measure`]).
+const KEYS_PER_LAB: usize = 100;
 
 /// What one worker measured.
 struct Sample {
@@ -94,8 +97,6 @@ impl Bench {
         concurrency: usize,
         requests: usize,
     ) -> Result<CellResult, BenchError> {
-        let lab = LabId::try_from(format!("bench-{}", uuid::Uuid::new_v4().simple()).as_str())
-            .expect("a uuid makes a valid lab id");
         let copies = match workload {
             Workload::UniqueKeys => 1,
             Workload::Duplicates { copies } => copies.max(1),
@@ -107,6 +108,17 @@ impl Bench {
                 .map(|_| uuid::Uuid::new_v4().to_string())
                 .collect(),
         );
+        // Labs of their own, opened by secrets only this run knows, each of
+        // a learner's size: a lab's orders are counted on every insert (up
+        // to its limit), and a workshop lab holds dozens, not thousands.
+        let labs: Arc<Vec<LabSecret>> = Arc::new(
+            (0..keys.len().div_ceil(KEYS_PER_LAB))
+                .map(|_| {
+                    LabSecret::try_from(format!("bench-{}", uuid::Uuid::new_v4().simple()).as_str())
+                        .expect("a uuid makes a valid lab secret")
+                })
+                .collect(),
+        );
         let next = Arc::new(AtomicUsize::new(0));
 
         let started = Instant::now();
@@ -114,12 +126,11 @@ impl Bench {
             .map(|_| {
                 let sender = Sender {
                     target,
-                    lab: lab.clone(),
                     http: self.http.clone(),
                     db: self.db.clone(),
                     url: self.url(target),
                 };
-                let keys = keys.clone();
+                let (keys, labs) = (keys.clone(), labs.clone());
                 let next = next.clone();
                 tokio::spawn(async move {
                     let mut samples = Vec::new();
@@ -129,7 +140,8 @@ impl Bench {
                             return samples;
                         }
                         let began = Instant::now();
-                        let status = sender.send(&keys[index / copies]).await;
+                        let key = index / copies;
+                        let status = sender.send(&keys[key], &labs[key / KEYS_PER_LAB]).await;
                         samples.push(Sample {
                             took: began.elapsed(),
                             status,
@@ -148,7 +160,12 @@ impl Bench {
         }
         let elapsed = started.elapsed();
 
-        let (orders, distinct) = self.count_and_clear(target, &lab).await?;
+        let (mut orders, mut distinct) = (0, 0);
+        for lab in labs.iter() {
+            let (in_lab, distinct_in_lab) = self.count_and_clear(target, &lab.lab_id()).await?;
+            orders += in_lab;
+            distinct += distinct_in_lab;
+        }
         let mut took: Vec<Duration> = samples.iter().map(|s| s.took).collect();
         Ok(CellResult {
             storage: self.storage,
@@ -205,7 +222,6 @@ impl Bench {
 /// One worker's way of placing an order: over HTTP, or by calling the flow.
 struct Sender {
     target: Target,
-    lab: LabId,
     http: reqwest::Client,
     db: Db,
     url: String,
@@ -213,25 +229,25 @@ struct Sender {
 
 impl Sender {
     /// Places the order with `key`; returns the status (0 when nothing came back).
-    async fn send(&self, key: &str) -> u16 {
+    async fn send(&self, key: &str, lab: &LabSecret) -> u16 {
         match self.target {
-            Target::Naive | Target::Safe => self.over_http(key).await,
+            Target::Naive | Target::Safe => self.over_http(key, lab).await,
             Target::NaiveSql => answer_status(
-                NaiveServer::place_order(self.db.clone(), self.request(key), Steps::off()).await,
+                NaiveServer::place_order(self.db.clone(), request(key, lab), Steps::off()).await,
             ),
             Target::SafeSql => answer_status(
-                SafeServer::place_order(self.db.clone(), self.request(key), Steps::off()).await,
+                SafeServer::place_order(self.db.clone(), request(key, lab), Steps::off()).await,
             ),
         }
     }
 
-    async fn over_http(&self, key: &str) -> u16 {
+    async fn over_http(&self, key: &str, lab: &LabSecret) -> u16 {
         let response = self
             .http
             .post(&self.url)
             .header("content-type", "application/json")
             .header("idempotency-key", key)
-            .header("lab-id", self.lab.as_str())
+            .header("lab-secret", lab.as_str())
             .body(BODY)
             .send()
             .await;
@@ -245,17 +261,18 @@ impl Sender {
             Err(_) => 0,
         }
     }
+}
 
-    fn request(&self, key: &str) -> OrderRequest {
-        OrderRequest {
-            lab: self.lab.clone(),
-            key: IdempotencyKey::try_from(key).expect("a uuid is a valid key"),
-            order: NewOrder {
-                item: "coffee".to_owned(),
-                amount_cents: 450,
-            },
-            controls: DemoControls::default(),
-        }
+/// The order with `key` in `lab`, as the HTTP layer would hand it to a flow.
+fn request(key: &str, lab: &LabSecret) -> OrderRequest {
+    OrderRequest {
+        lab: lab.lab_id(),
+        key: IdempotencyKey::try_from(key).expect("a uuid is a valid key"),
+        order: NewOrder {
+            item: "coffee".to_owned(),
+            amount_cents: 450,
+        },
+        controls: DemoControls::default(),
     }
 }
 

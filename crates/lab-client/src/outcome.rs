@@ -38,7 +38,15 @@ impl Outcome {
         match (status, replayed) {
             (201, false) => Self::Created,
             (201, true) => Self::Replayed,
-            (409, _) => Self::InProgress,
+            // A 409 is "in progress" unless its problem says what else it is
+            // (a full lab): only that one is worth retrying.
+            (409, _)
+                if problem
+                    .as_deref()
+                    .is_none_or(|kind| kind.ends_with("/request-in-progress")) =>
+            {
+                Self::InProgress
+            }
             _ => Self::Rejected {
                 status,
                 problem: problem.unwrap_or_default(),
@@ -108,7 +116,14 @@ pub fn problem_text(problem: &str, locale: Locale) -> String {
         "internal" => td_string!(locale, problem.internal),
         "lab-requests-limit" | "lab-delay-limit" => td_string!(locale, problem.lab_busy),
         "request-timed-out" | "server-busy" => td_string!(locale, problem.timed_out),
+        "lab-orders-limit" => td_string!(locale, problem.lab_full),
+        "lab-secret-required"
+        | "lab-secret-mismatch"
+        | "teacher-reads-only"
+        | "teacher-token-wrong" => td_string!(locale, problem.lab_private),
         "invalid-lab-id"
+        | "invalid-lab-secret"
+        | "invalid-authorization"
         | "repeated-header"
         | "invalid-query"
         | "invalid-lab-delay"

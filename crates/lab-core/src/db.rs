@@ -73,6 +73,8 @@ pub enum Db {
         /// Read-only connections, which run beside the writer (WAL), so
         /// the naive server's look-ups really do overlap.
         readers: SqlitePool,
+        /// The most orders a lab may hold on each server (see [`Db::orders_per_lab`]).
+        orders_per_lab: u32,
     },
     /// A PostgreSQL server.
     Postgres(Postgres),
@@ -94,6 +96,8 @@ pub struct Postgres {
     /// At most [`TRANSACTIONS_PER_LAB`] of those at once per lab, so one
     /// lab cannot take the whole transactions pool either.
     pub per_lab: PerLab,
+    /// The most orders a lab may hold on each server (see [`Db::orders_per_lab`]).
+    pub orders_per_lab: u32,
 }
 
 /// Connections in the statements pool.
@@ -104,6 +108,9 @@ pub const TRANSACTION_CONNECTIONS: u32 = 24;
 /// one waits (holding no connection) until one of them ends. Six copies
 /// sent at once still race: four claim together, two right after.
 pub const TRANSACTIONS_PER_LAB: u32 = 4;
+/// Orders one lab may hold on each server unless the settings say
+/// otherwise: a lesson places dozens, a curious learner's loop thousands.
+pub const DEFAULT_ORDERS_PER_LAB: u32 = 1000;
 
 /// Runs the same expression against whichever pool `db` holds, for
 /// statements that write (on SQLite: the writer connection).
@@ -194,6 +201,25 @@ impl Db {
         })
     }
 
+    /// The most orders one lab may hold on each server: an order past it is
+    /// refused (`409 /problems/lab-orders-limit`) until the lab is cleared,
+    /// so no lab can fill the disk of a shared server.
+    pub fn orders_per_lab(&self) -> u32 {
+        match self {
+            Self::Sqlite { orders_per_lab, .. } => *orders_per_lab,
+            Self::Postgres(postgres) => postgres.orders_per_lab,
+        }
+    }
+
+    /// The same storage, with `limit` orders per lab and server.
+    pub fn with_orders_per_lab(mut self, limit: u32) -> Self {
+        match &mut self {
+            Self::Sqlite { orders_per_lab, .. } => *orders_per_lab = limit,
+            Self::Postgres(postgres) => postgres.orders_per_lab = limit,
+        }
+        self
+    }
+
     /// Whether a write transaction held open blocks only the rows it wrote
     /// (PostgreSQL) rather than every other writer of the database (SQLite,
     /// which lets one writer in at a time, every lab's included).
@@ -223,6 +249,7 @@ impl Db {
                 pool,
                 transactions,
                 per_lab: PerLab::new(TRANSACTIONS_PER_LAB),
+                orders_per_lab: DEFAULT_ORDERS_PER_LAB,
             }));
         }
         if url.starts_with("sqlite:") {
@@ -253,7 +280,11 @@ impl Db {
                 .connect_with(options.create_if_missing(false).read_only(true))
                 .await
                 .map_err(connect_error)?;
-            return Ok(Self::Sqlite { writer, readers });
+            return Ok(Self::Sqlite {
+                writer,
+                readers,
+                orders_per_lab: DEFAULT_ORDERS_PER_LAB,
+            });
         }
         Err(LabError::UnsupportedDatabaseUrl(redact(url)))
     }
@@ -288,7 +319,9 @@ impl Db {
     /// Closes every connection, waiting for queries in progress.
     pub async fn close(&self) {
         match self {
-            Self::Sqlite { writer, readers } => {
+            Self::Sqlite {
+                writer, readers, ..
+            } => {
                 readers.close().await;
                 writer.close().await;
             }

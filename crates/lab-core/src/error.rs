@@ -6,7 +6,7 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lab_wire::problem::PROBLEM_JSON;
-use lab_wire::{InvalidKey, InvalidLabId, Problem};
+use lab_wire::{InvalidKey, InvalidLabId, InvalidLabSecret, LabId, Problem};
 
 use crate::limits::LimitReached;
 use crate::serve::HangUp;
@@ -25,6 +25,30 @@ pub enum LabError {
     /// The `Lab-Id` header is not a usable lab id.
     #[error("{0}")]
     InvalidLabId(#[from] InvalidLabId),
+    /// The `Lab-Secret` header is not a usable secret.
+    #[error("{0}")]
+    InvalidLabSecret(#[from] InvalidLabSecret),
+    /// The request names a lab (not the public `default`) without its secret.
+    #[error(
+        "lab {0} is private: send its Lab-Secret header (the page keeps it in the lab's link), or send no Lab-Id to use the public default lab"
+    )]
+    LabSecretRequired(LabId),
+    /// `Lab-Secret` opens another lab than the `Lab-Id` sent with it.
+    #[error(
+        "this Lab-Secret does not open lab {0}; send the lab's own secret, or leave Lab-Id out: the secret alone names its lab"
+    )]
+    LabSecretMismatch(LabId),
+    /// The teacher's token was offered to change a lab.
+    #[error(
+        "the teacher's token reads any lab but changes none; placing or clearing orders takes the lab's own Lab-Secret"
+    )]
+    TeacherReadsOnly,
+    /// A bearer token that is not the teacher's.
+    #[error("this is not the teacher's token (the lab prints it when it starts)")]
+    TeacherTokenWrong,
+    /// An `Authorization` header that is not `Bearer TOKEN`.
+    #[error("the Authorization header must be \"Bearer\" and the teacher's token")]
+    InvalidAuthorization,
     /// A header that must appear at most once appeared several times.
     #[error("send the {0} header once; this request has it several times")]
     RepeatedHeader(&'static str),
@@ -75,6 +99,11 @@ pub enum LabError {
         "a request with this Idempotency-Key is still being processed; retry after it finishes to get its response"
     )]
     KeyInFlight,
+    /// The lab holds as many orders on this server as it may.
+    #[error(
+        "this lab already holds {0} orders on this server, the most it may; clear them (DELETE /orders) to place more"
+    )]
+    OrdersLimit(u32),
     /// The lab (or the whole server) holds as much as it may at once.
     #[error("{0}")]
     Limit(#[from] LimitReached),
@@ -129,6 +158,8 @@ impl LabError {
             Self::MissingKey
             | Self::InvalidKey(_)
             | Self::InvalidLabId(_)
+            | Self::InvalidLabSecret(_)
+            | Self::InvalidAuthorization
             | Self::RepeatedHeader(_)
             | Self::InvalidQuery(_)
             | Self::InvalidDelay(_)
@@ -141,7 +172,11 @@ impl LabError {
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::InvalidOrder(_) | Self::KeyReused => StatusCode::UNPROCESSABLE_ENTITY,
-            Self::KeyInFlight => StatusCode::CONFLICT,
+            Self::KeyInFlight | Self::OrdersLimit(_) => StatusCode::CONFLICT,
+            Self::LabSecretRequired(_)
+            | Self::LabSecretMismatch(_)
+            | Self::TeacherReadsOnly
+            | Self::TeacherTokenWrong => StatusCode::FORBIDDEN,
             Self::Limit(limit) if limit.is_server_wide() => StatusCode::SERVICE_UNAVAILABLE,
             Self::Limit(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::RequestTimedOut(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -163,6 +198,14 @@ impl LabError {
             Self::MissingKey => ("missing-idempotency-key", "Idempotency-Key header required"),
             Self::InvalidKey(_) => ("invalid-idempotency-key", "Invalid Idempotency-Key"),
             Self::InvalidLabId(_) => ("invalid-lab-id", "Invalid Lab-Id"),
+            Self::InvalidLabSecret(_) => ("invalid-lab-secret", "Invalid Lab-Secret"),
+            Self::LabSecretRequired(_) => ("lab-secret-required", "This lab needs its secret"),
+            Self::LabSecretMismatch(_) => {
+                ("lab-secret-mismatch", "The secret does not open this lab")
+            }
+            Self::TeacherReadsOnly => ("teacher-reads-only", "The teacher's token only reads"),
+            Self::TeacherTokenWrong => ("teacher-token-wrong", "Not the teacher's token"),
+            Self::InvalidAuthorization => ("invalid-authorization", "Invalid Authorization"),
             Self::RepeatedHeader(_) => ("repeated-header", "Header sent more than once"),
             Self::InvalidQuery(_) => ("invalid-query", "Invalid query string"),
             Self::InvalidDelay(_) => ("invalid-lab-delay", "Invalid Lab-Delay-Ms"),
@@ -186,6 +229,7 @@ impl LabError {
                 "Idempotency-Key reused for a different request",
             ),
             Self::KeyInFlight => ("request-in-progress", "Request with this key in progress"),
+            Self::OrdersLimit(_) => ("lab-orders-limit", "This lab holds all the orders it may"),
             Self::Limit(LimitReached::Requests { .. }) => (
                 "lab-requests-limit",
                 "Too many requests in progress in this lab",

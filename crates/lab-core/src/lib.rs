@@ -7,6 +7,7 @@
 //! error type, faults, storage and steps, the request's inputs, the routes,
 //! and last the [`OrderServer`] trait and running a server alone.
 
+pub mod access;
 pub mod cleanup;
 pub mod config;
 pub mod controls;
@@ -28,13 +29,13 @@ pub mod steps;
 pub mod stored;
 pub mod work;
 
-pub use config::StorageArgs;
+pub use config::{StorageArgs, TeacherArgs};
 pub use controls::DemoControls;
 pub use db::{Db, DbTx, Migrations, UniqueInsert};
 pub use error::LabError;
 pub use fault::Fault;
 pub use orders::OrderTables;
-pub use request::{LabScope, OrderRequest};
+pub use request::OrderRequest;
 pub use serve::serve;
 pub use server::{OrderServer, ServerStorage};
 pub use standalone::StandaloneArgs;

@@ -22,13 +22,23 @@ pub fn around_routes(router: Router, timeouts: Timeouts) -> Router {
     let deadline = Duration::from_secs(timeouts.request_secs);
     router.layer(
         ServiceBuilder::new()
-            .layer(TraceLayer::new_for_http())
+            .layer(TraceLayer::new_for_http().make_span_with(span_without_query))
             .layer(HandleErrorLayer::new(
                 move |_: tower::BoxError| async move {
                     LabError::RequestTimedOut(timeouts.request_secs)
                 },
             ))
             .timeout(deadline),
+    )
+}
+
+/// A request's span: its method and path. Not its query, which may carry
+/// a lab's secret or the teacher's token (see [`crate::step_stream`]).
+fn span_without_query<B>(request: &axum::http::Request<B>) -> tracing::Span {
+    tracing::debug_span!(
+        "request",
+        method = %request.method(),
+        path = request.uri().path(),
     )
 }
 

@@ -8,12 +8,18 @@ use lab_wire::{IdempotencyKey, LabId, NewOrder, Order};
 use uuid::Uuid;
 
 use crate::db::Migrations;
-use crate::{Db, DbTx, with_pool, with_reader, with_tx};
+use crate::{Db, DbTx, LabError, with_pool, with_reader, with_tx};
 
-/// Inserts an order: `$1` server, `$2` id, `$3` lab, `$4` item, `$5` amount, `$6` key, `$7` created at.
+/// Inserts an order: `$1` server, `$2` id, `$3` lab, `$4` item, `$5` amount,
+/// `$6` key, `$7` created at; unless the server's lab already holds `$8`
+/// orders. The count stops at `$8`, so its cost is bounded by the limit, not
+/// by the lab; and it is in the same statement, so the check costs no round
+/// trip. Inserts racing at the limit may pass it by as many as they are:
+/// a lab has at most `--max-requests-per-lab` requests in progress.
 const INSERT_ORDER: &str = "INSERT INTO lab_orders \
      (server, id, lab_id, item, amount_cents, idempotency_key, created_at) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+     SELECT $1, $2, $3, $4, $5, $6, $7 \
+     WHERE (SELECT COUNT(*) FROM (SELECT 1 FROM lab_orders WHERE server = $1 AND lab_id = $3 LIMIT $8) AS held) < $8";
 /// A server's (`$1`) orders in a lab (`$2`), oldest first.
 const LIST_ORDERS: &str = "SELECT id, item, amount_cents, idempotency_key, created_at \
      FROM lab_orders WHERE server = $1 AND lab_id = $2 ORDER BY seq";
@@ -21,6 +27,12 @@ const LIST_ORDERS: &str = "SELECT id, item, amount_cents, idempotency_key, creat
 const ORDER_WRITTEN_SINCE: &str = "SELECT id, item, amount_cents, idempotency_key, created_at \
      FROM lab_orders WHERE server = $1 AND lab_id = $2 AND idempotency_key = $3 \
      AND created_at >= $4 ORDER BY seq LIMIT 1";
+/// Deletes up to `$3` of a server's (`$1`) orders in labs that have placed
+/// no order there since `$2` (see [`crate::cleanup::forget_idle_labs`]).
+pub const DELETE_IDLE_ORDERS: &str = "DELETE FROM lab_orders WHERE seq IN (\
+     SELECT seq FROM lab_orders WHERE server = $1 AND created_at < $2 \
+     AND lab_id NOT IN (SELECT lab_id FROM lab_orders WHERE server = $1 AND created_at >= $2) \
+     LIMIT $3)";
 /// Deletes a server's (`$1`) orders in a lab (`$2`).
 const DELETE_ORDERS: &str = "DELETE FROM lab_orders WHERE server = $1 AND lab_id = $2";
 
@@ -66,6 +78,14 @@ macro_rules! bind_order {
     };
 }
 
+/// `order` if the insert went in; the lab is full if it did not.
+fn inserted_or_full(inserted: u64, limit: u32, order: Order) -> Result<Order, LabError> {
+    if inserted == 0 {
+        return Err(LabError::OrdersLimit(limit));
+    }
+    Ok(order)
+}
+
 /// A new order for `key`, not yet stored.
 fn new_order(key: &IdempotencyKey, new: &NewOrder) -> Order {
     Order {
@@ -79,38 +99,45 @@ fn new_order(key: &IdempotencyKey, new: &NewOrder) -> Order {
 }
 
 impl OrderTables {
-    /// Creates an order for `key` in `lab`.
+    /// Creates an order for `key` in `lab`, unless the lab already holds
+    /// [`Db::orders_per_lab`] orders on this server.
     pub async fn insert_order(
         &self,
         db: &Db,
         lab: &LabId,
         key: &IdempotencyKey,
         new: &NewOrder,
-    ) -> sqlx::Result<Order> {
+    ) -> Result<Order, LabError> {
         let order = new_order(key, new);
-        with_pool!(db, |pool| {
+        let limit = db.orders_per_lab();
+        let inserted = with_pool!(db, |pool| {
             bind_order!(sqlx::query(INSERT_ORDER), self.server, order, lab)
+                .bind(i64::from(limit))
                 .execute(pool)
-                .await?;
+                .await?
+                .rows_affected()
         });
-        Ok(order)
+        inserted_or_full(inserted, limit, order)
     }
 
-    /// Creates an order for `key` in `lab`, inside the transaction `tx`.
+    /// Like [`Self::insert_order`], inside the transaction `tx` (the limit is `db`'s).
     pub async fn insert_order_in(
         &self,
         tx: &mut DbTx,
+        limit: u32,
         lab: &LabId,
         key: &IdempotencyKey,
         new: &NewOrder,
-    ) -> sqlx::Result<Order> {
+    ) -> Result<Order, LabError> {
         let order = new_order(key, new);
-        with_tx!(tx, |conn| {
+        let inserted = with_tx!(tx, |conn| {
             bind_order!(sqlx::query(INSERT_ORDER), self.server, order, lab)
+                .bind(i64::from(limit))
                 .execute(conn)
-                .await?;
+                .await?
+                .rows_affected()
         });
-        Ok(order)
+        inserted_or_full(inserted, limit, order)
     }
 
     /// The lab's orders, oldest first.

@@ -5,15 +5,15 @@
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::extract::{FromRequest, Request};
 use axum::http::HeaderMap;
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
-use axum::http::request::Parts;
 use http_body_util::BodyExt;
-use lab_wire::headers::{IDEMPOTENCY_KEY, LAB_ID};
+use lab_wire::headers::IDEMPOTENCY_KEY;
 use lab_wire::{IdempotencyKey, LabId, NewOrder};
 
 use crate::LabError;
+use crate::access::{LabCredentials, LabUse, TeacherToken};
 use crate::controls::DemoControls;
 use crate::headers::single_header;
 
@@ -23,10 +23,6 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 const MAX_DISCARDED_BYTES: usize = 8 * 1024 * 1024;
 /// How long a client may take to send its body.
 const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The lab a request belongs to, from its `Lab-Id` header.
-#[derive(Debug, Clone)]
-pub struct LabScope(pub LabId);
 
 /// A complete, valid `POST /orders` request.
 #[derive(Debug, Clone)]
@@ -50,15 +46,6 @@ impl OrderRequest {
         let canonical = serde_json::to_string(&self.order).expect("an order always serialises");
         let digest = Sha256::digest(format!("POST /orders\n{canonical}"));
         digest.iter().map(|byte| format!("{byte:02x}")).collect()
-    }
-}
-
-fn lab_from_headers(headers: &HeaderMap) -> Result<LabId, LabError> {
-    match single_header(headers, LAB_ID, "Lab-Id")? {
-        None => Ok(LabId::default()),
-        Some(value) => Ok(LabId::try_from(&*String::from_utf8_lossy(
-            value.as_bytes(),
-        ))?),
     }
 }
 
@@ -137,21 +124,15 @@ pub fn parse_order(body: &[u8]) -> Result<NewOrder, LabError> {
     Ok(order)
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for LabScope {
-    type Rejection = LabError;
-
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Ok(Self(lab_from_headers(&parts.headers)?))
-    }
-}
-
 impl<S: Send + Sync> FromRequest<S> for OrderRequest {
     type Rejection = LabError;
 
     async fn from_request(request: Request, _state: &S) -> Result<Self, Self::Rejection> {
         let (parts, body) = request.into_parts();
         let headers = &parts.headers;
-        let lab = lab_from_headers(headers)?;
+        // Placing an order changes the lab: only its secret opens it.
+        let lab =
+            LabCredentials::from_headers(headers)?.open(LabUse::Change, &TeacherToken::none())?;
         let key = key_from_headers(headers)?;
         let controls = DemoControls::from_headers(headers)?;
         require_json_content_type(headers)?;
@@ -244,17 +225,5 @@ mod tests {
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_eq!(a.len(), 64);
-    }
-
-    #[test]
-    fn a_missing_lab_id_means_the_default_lab() {
-        assert_eq!(
-            lab_from_headers(&HeaderMap::new()).unwrap(),
-            LabId::default()
-        );
-        assert!(matches!(
-            lab_from_headers(&headers(&[("lab-id", "a/b")])),
-            Err(LabError::InvalidLabId(_))
-        ));
     }
 }

@@ -10,10 +10,11 @@ use lab_wire::Order;
 use lab_wire::headers::IDEMPOTENT_REPLAYED;
 
 use crate::Db;
+use crate::access::{LabToChange, LabToRead};
 use crate::controls::DemoControls;
 use crate::error::{LabError, method_not_allowed, not_found};
 use crate::fault::Fault;
-use crate::request::{LabScope, OrderRequest};
+use crate::request::OrderRequest;
 use crate::state::ServerState;
 use crate::step_stream::stream_steps;
 use crate::steps::Steps;
@@ -94,7 +95,7 @@ where
 /// `GET /orders`: this lab's orders, oldest first.
 async fn list_orders(
     State(state): State<ServerState>,
-    LabScope(lab): LabScope,
+    LabToRead(lab): LabToRead,
 ) -> Result<Json<Vec<Order>>, LabError> {
     Ok(Json(state.tables.list_orders(&state.db, &lab).await?))
 }
@@ -102,7 +103,7 @@ async fn list_orders(
 /// `DELETE /orders`: forget this lab's orders and keys.
 async fn delete_orders(
     State(state): State<ServerState>,
-    LabScope(lab): LabScope,
+    LabToChange(lab): LabToChange,
 ) -> Result<Response, LabError> {
     state.tables.delete_lab(&state.db, &lab).await?;
     Ok(StatusCode::NO_CONTENT.into_response())

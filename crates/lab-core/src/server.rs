@@ -6,7 +6,6 @@
 use axum::Router;
 use axum::response::Response;
 
-use crate::cleanup::ExpiredKeys;
 use crate::db::Migrations;
 use crate::limits::Room;
 use crate::orders::{OrderTables, shared_migrations};
@@ -27,6 +26,21 @@ pub struct ServerStorage {
     /// Its migrations: [`crate::migrations!`] in the server's crate, whose
     /// folders `sqlx::migrate!` reads at compile time.
     pub migrations: fn() -> Migrations,
+}
+
+/// One key table's cleanup: its name for the log, and its delete statements.
+#[derive(Debug, Clone, Copy)]
+pub struct ExpiredKeys {
+    /// The table, for log lines.
+    pub table: &'static str,
+    /// Deletes up to `$2` rows that expired before `$1`, and the claims
+    /// whose request never answered once their lock and retention are
+    /// past `$1` (a retry could take such a claim over anyway, and would
+    /// find it expired).
+    pub delete_batch: &'static str,
+    /// Deletes up to `$2` keys created before `$1` in labs that have
+    /// placed no order on this server since `$1`.
+    pub delete_idle_batch: &'static str,
 }
 
 /// One order server, as the launcher, the benchmark and the standalone

@@ -7,14 +7,14 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, FromArgMatches, Parser};
 use tokio::net::TcpListener;
 
+use crate::LabError;
 use crate::cleanup::spawn_cleanup;
-use crate::config::StorageArgs;
+use crate::config::{StorageArgs, TeacherArgs};
 use crate::limits::{Room, RoomLimits};
 use crate::middleware::around_routes;
 use crate::serve::{Timeouts, serve_with};
 use crate::server::OrderServer;
 use crate::steps::close_on;
-use crate::{Db, LabError};
 
 /// Settings of a server run alone.
 #[derive(Debug, Clone, Args)]
@@ -28,6 +28,8 @@ pub struct StandaloneArgs {
     pub limits: RoomLimits,
     #[command(flatten)]
     pub timeouts: Timeouts,
+    #[command(flatten)]
+    pub teacher: TeacherArgs,
 }
 
 /// The whole `main` of a server's binary: reads its settings from the
@@ -67,13 +69,9 @@ struct StandaloneCommand {
 /// Connects, migrates and serves one server until Ctrl-C.
 pub async fn run_alone<S: OrderServer>(args: StandaloneArgs) -> Result<(), LabError> {
     init_logging();
-    let db = Db::connect(&args.storage.database_url).await?;
+    let db = args.storage.open().await?;
     S::migrate(&db).await?;
-    let cleanup = spawn_cleanup(
-        db.clone(),
-        vec![S::STORAGE.expired_keys],
-        args.storage.cleanup_interval(),
-    );
+    let cleanup = spawn_cleanup(db.clone(), args.storage.cleanup(vec![S::STORAGE]));
     let listener = bind(args.addr).await?;
     let addr = listener.local_addr().map_err(|source| LabError::Bind {
         addr: args.addr,
@@ -84,7 +82,11 @@ pub async fn run_alone<S: OrderServer>(args: StandaloneArgs) -> Result<(), LabEr
         S::NAME,
         db.backend_name()
     );
-    let state = S::state_in(db.clone(), Room::new(args.limits));
+    let (teacher, made_here) = args.teacher.token();
+    if let Some(token) = made_here {
+        println!("The teacher's token, which reads every lab: {token}");
+    }
+    let state = S::state_in(db.clone(), Room::new(args.limits)).with_teacher(teacher);
     let steps = state.steps.clone();
     serve_with(
         listener,

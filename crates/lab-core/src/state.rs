@@ -1,7 +1,11 @@
 //! What a server's handlers work with: its storage, its tables, where its
-//! requests report their steps, and the limits it applies to each lab.
+//! requests report their steps, the limits it applies to each lab, and
+//! whose token reads every lab.
+
+use axum::extract::FromRef;
 
 use crate::Db;
+use crate::access::TeacherToken;
 use crate::limits::Room;
 use crate::orders::OrderTables;
 use crate::steps::StepHub;
@@ -18,6 +22,8 @@ pub struct ServerState {
     /// What each lab may hold of the server at once (shared with the other
     /// servers of the same lab, in the launcher).
     pub room: Room,
+    /// Whose token reads every lab (none unless [`Self::with_teacher`]).
+    pub teacher: TeacherToken,
 }
 
 impl ServerState {
@@ -28,6 +34,18 @@ impl ServerState {
             tables,
             steps: StepHub::new(),
             room,
+            teacher: TeacherToken::none(),
         }
+    }
+
+    /// The same state, letting `teacher` read every lab.
+    pub fn with_teacher(self, teacher: TeacherToken) -> Self {
+        Self { teacher, ..self }
+    }
+}
+
+impl FromRef<ServerState> for TeacherToken {
+    fn from_ref(state: &ServerState) -> Self {
+        state.teacher.clone()
     }
 }

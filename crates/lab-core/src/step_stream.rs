@@ -1,14 +1,15 @@
-//! The steps of a lab's requests as Server-Sent Events: `GET /steps?lab=ID`
+//! The steps of a lab's requests as Server-Sent Events: `GET /steps?secret=…`
 //! for one server, and one stream over several servers for the page. The
-//! lab comes from the query because a browser's `EventSource` cannot send
-//! headers. Every open stream holds one of its lab's stream places (and
+//! lab's secret (or the teacher's token) comes in the query because a
+//! browser's `EventSource` cannot send headers; the trace layer logs paths
+//! without queries, so it stays out of the log. Every open stream holds one of its lab's stream places (and
 //! one of the server's), given back when the client goes away.
 
 use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{FromRequestParts, Query, State};
+use axum::extract::{FromRef, FromRequestParts, Query, State};
 use axum::http::request::Parts;
 use axum::response::IntoResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -19,42 +20,50 @@ use serde::Deserialize;
 use tokio::sync::{broadcast, watch};
 
 use crate::LabError;
+use crate::access::{LabCredentials, LabUse, TeacherToken};
 use crate::limits::{Room, StreamAdmission};
 use crate::state::ServerState;
 use crate::steps::StepHub;
 
-/// The query of a `/steps` request: `?lab=ID`, the default lab without one.
+/// The query of a `/steps` request: `?secret=SECRET` for a lab's own
+/// page, `?lab=ID&teacher=TOKEN` for the teacher, nothing for the default lab.
 #[derive(Debug, Deserialize)]
 struct StepsQuery {
     lab: Option<String>,
+    secret: Option<String>,
+    teacher: Option<String>,
 }
 
-impl StepsQuery {
-    /// The lab asked for; an id that is not a lab id is the client's 400.
-    fn lab(&self) -> Result<LabId, LabError> {
-        match &self.lab {
-            None => Ok(LabId::default()),
-            Some(value) => Ok(LabId::try_from(value.as_str())?),
-        }
-    }
-}
-
-/// The lab a `/steps` request names in its query (`?lab=ID`).
+/// The lab a `/steps` request may watch, opened by the secret or the
+/// teacher's token in its query (or, from a client that can send them,
+/// its headers).
 #[derive(Debug)]
 pub struct LabInQuery(pub LabId);
 
-impl<S: Send + Sync> FromRequestParts<S> for LabInQuery {
+impl<S> FromRequestParts<S> for LabInQuery
+where
+    S: Send + Sync,
+    TeacherToken: FromRef<S>,
+{
     type Rejection = LabError;
 
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         // axum's own rejection is plain text; the lab answers problem+json.
         let Query(query) = Query::<StepsQuery>::try_from_uri(&parts.uri)
             .map_err(|rejection| LabError::InvalidQuery(rejection.body_text()))?;
-        Ok(Self(query.lab()?))
+        let in_query = LabCredentials {
+            lab: query.lab,
+            secret: query.secret,
+            teacher: query.teacher,
+        };
+        let credentials = in_query.or(LabCredentials::from_headers(&parts.headers)?);
+        Ok(Self(
+            credentials.open(LabUse::Read, &TeacherToken::from_ref(state))?,
+        ))
     }
 }
 
-/// `GET /steps?lab=ID`: this lab's steps on this server, as they happen
+/// `GET /steps?secret=…`: this lab's steps on this server, as they happen
 /// (Server-Sent Events named `step`, each a JSON [`Step`]).
 pub async fn stream_steps(
     State(state): State<ServerState>,
@@ -65,25 +74,38 @@ pub async fn stream_steps(
     Ok(Sse::new(holding(admission, events)).keep_alive(KeepAlive::default()))
 }
 
-/// `GET /steps?lab=ID` over several servers at once: one stream whose
+/// `GET /steps?secret=…` over several servers at once: one stream whose
 /// events are named after the server that reported them (`naive`, `safe`,
 /// …). The page uses it so that watching both panes costs one of the
 /// browser's six connections per host, not two, leaving the rest for the
 /// copies it sends concurrently.
-pub fn combined_steps_route(hubs: Vec<(&'static str, StepHub)>, room: Room) -> Router {
+pub fn combined_steps_route(
+    hubs: Vec<(&'static str, StepHub)>,
+    room: Room,
+    teacher: TeacherToken,
+) -> Router {
     Router::new()
         .route("/steps", get(stream_combined_steps))
         .with_state(CombinedSteps {
             hubs: Arc::from(hubs),
             room,
+            teacher,
         })
 }
 
-/// The servers a combined stream merges, and the limits on opening one.
+/// The servers a combined stream merges, the limits on opening one, and
+/// whose token reads every lab.
 #[derive(Clone)]
 struct CombinedSteps {
     hubs: Arc<[(&'static str, StepHub)]>,
     room: Room,
+    teacher: TeacherToken,
+}
+
+impl FromRef<CombinedSteps> for TeacherToken {
+    fn from_ref(combined: &CombinedSteps) -> Self {
+        combined.teacher.clone()
+    }
 }
 
 async fn stream_combined_steps(
@@ -201,17 +223,34 @@ mod tests {
         assert!(next.contains("key-claimed"), "then the steps go on: {next}");
     }
 
+    const TEACHER: &str = "teacher-token-for-tests";
+
     async fn lab_in(uri: &str) -> Result<LabId, LabError> {
         let (mut parts, ()) = axum::http::Request::get(uri).body(()).unwrap().into_parts();
-        LabInQuery::from_request_parts(&mut parts, &())
+        let teacher = TeacherToken::new(TEACHER).unwrap();
+        LabInQuery::from_request_parts(&mut parts, &teacher)
             .await
             .map(|LabInQuery(lab)| lab)
     }
 
     #[tokio::test]
-    async fn the_lab_comes_from_the_query_and_a_bad_one_is_refused() {
+    async fn the_lab_opens_with_the_secret_or_the_teachers_token_in_the_query() {
+        let secret = lab_wire::LabSecret::try_from("a-lab-secret-in-a-query").unwrap();
         assert_eq!(
-            lab_in("/steps?lab=room-7").await.unwrap().as_str(),
+            lab_in(&format!("/steps?secret={}", secret.as_str()))
+                .await
+                .unwrap(),
+            secret.lab_id()
+        );
+        assert!(matches!(
+            lab_in("/steps?lab=room-7").await,
+            Err(LabError::LabSecretRequired(_))
+        ));
+        assert_eq!(
+            lab_in(&format!("/steps?lab=room-7&teacher={TEACHER}"))
+                .await
+                .unwrap()
+                .as_str(),
             "room-7"
         );
         assert_eq!(lab_in("/steps?other=1").await.unwrap(), LabId::default());

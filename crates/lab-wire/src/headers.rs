@@ -7,6 +7,8 @@ pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
 pub const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
 /// Which learner's lab a request belongs to (default [`crate::LabId::DEFAULT`]).
 pub const LAB_ID: &str = "lab-id";
+/// The secret that opens a lab (see [`crate::LabSecret`]); with it, `Lab-Id` may be left out.
+pub const LAB_SECRET: &str = "lab-secret";
 /// Demo control: how long the server pauses between looking at the key and
 /// creating the order (the race window), in milliseconds.
 pub const LAB_DELAY_MS: &str = "lab-delay-ms";

@@ -10,7 +10,7 @@ pub mod problem;
 pub mod step;
 
 pub use key::{IdempotencyKey, InvalidKey};
-pub use lab::{InvalidLabId, LabId};
+pub use lab::{InvalidLabId, InvalidLabSecret, LabId, LabSecret};
 pub use order::{InvalidOrder, NewOrder, Order};
 pub use problem::Problem;
 pub use step::{KeyFound, STEPS_MISSED_EVENT, Step, StepKind, StepsMissed};

@@ -157,6 +157,12 @@ async fn serve(settings: Settings) -> ExitCode {
     println!(
         "  APIs: http://{addr}/api/naive/orders, http://{addr}/api/safe/orders and http://{addr}/api/transactional/orders"
     );
+    match application.teacher_token_made() {
+        Some(token) => println!(
+            "  Teacher's token (reads every lab; set --teacher-token to keep one across restarts): {token}"
+        ),
+        None => println!("  Teacher's token: the one given with --teacher-token."),
+    }
     println!("Press Ctrl-C to stop.");
     application.run().await;
     println!("Stopped.");

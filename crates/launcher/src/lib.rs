@@ -9,6 +9,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use axum::Router;
+use lab_core::access::TeacherToken;
 use lab_core::cleanup::spawn_cleanup;
 use lab_core::error::not_found;
 use lab_core::limits::{Room, RoomLimits};
@@ -17,7 +18,7 @@ use lab_core::serve::{Timeouts, serve_with};
 use lab_core::standalone::{bind, shutdown_signal};
 use lab_core::step_stream::combined_steps_route;
 use lab_core::steps::{StepHub, close_on};
-use lab_core::{Db, LabError, OrderServer, StorageArgs};
+use lab_core::{Db, LabError, OrderServer, StorageArgs, TeacherArgs};
 use naive_server::NaiveServer;
 use safe_server::SafeServer;
 use tokio::net::TcpListener;
@@ -36,6 +37,8 @@ pub struct Settings {
     pub limits: RoomLimits,
     #[command(flatten)]
     pub timeouts: Timeouts,
+    #[command(flatten)]
+    pub teacher: TeacherArgs,
     /// Folder holding the built page (Trunk's output)
     #[arg(long, env = "LAB_UI_DIR", default_value = "dist")]
     pub ui_dir: PathBuf,
@@ -43,18 +46,20 @@ pub struct Settings {
 
 /// The three servers and the page, over one storage; `/api/steps` streams
 /// the steps of all three at once. Each lab's limits hold over the three
-/// servers together. Also hands out the servers' step hubs, to be closed
-/// when the lab stops.
+/// servers together, and `teacher`'s token reads every lab on each. Also
+/// hands out the servers' step hubs, to be closed when the lab stops.
 pub fn app(
     db: Db,
     ui_dir: &Path,
     limits: RoomLimits,
     timeouts: Timeouts,
+    teacher: TeacherToken,
 ) -> (Router, Vec<StepHub>) {
     let room = Room::new(limits);
-    let naive = NaiveServer::state_in(db.clone(), room.clone());
-    let safe = SafeServer::state_in(db.clone(), room.clone());
-    let transactional = TransactionalServer::state_in(db, room.clone());
+    let state_of = |state: lab_core::ServerState| state.with_teacher(teacher.clone());
+    let naive = state_of(NaiveServer::state_in(db.clone(), room.clone()));
+    let safe = state_of(SafeServer::state_in(db.clone(), room.clone()));
+    let transactional = state_of(TransactionalServer::state_in(db, room.clone()));
     let hubs = vec![
         (NaiveServer::NAME, naive.steps.clone()),
         (SafeServer::NAME, safe.steps.clone()),
@@ -64,7 +69,7 @@ pub fn app(
         .nest("/naive", NaiveServer::routes(naive))
         .nest("/safe", SafeServer::routes(safe))
         .nest("/transactional", TransactionalServer::routes(transactional))
-        .merge(combined_steps_route(hubs.clone(), room))
+        .merge(combined_steps_route(hubs.clone(), room, teacher))
         .fallback(not_found);
     // Unknown page paths get the page itself, so a deep link still loads.
     let page = ServeDir::new(ui_dir).fallback(ServeFile::new(ui_dir.join("index.html")));
@@ -83,12 +88,13 @@ pub struct Application {
     timeouts: Timeouts,
     steps: Vec<StepHub>,
     cleanup: tokio::task::JoinHandle<()>,
+    teacher_token_made: Option<String>,
 }
 
 impl Application {
     /// Connects to storage, applies every server's migrations and binds the address.
     pub async fn build(settings: &Settings) -> Result<Self, LabError> {
-        let db = Db::connect(&settings.storage.database_url).await?;
+        let db = settings.storage.open().await?;
         NaiveServer::migrate(&db).await?;
         SafeServer::migrate(&db).await?;
         TransactionalServer::migrate(&db).await?;
@@ -98,21 +104,22 @@ impl Application {
                 "the page is not built there; the APIs work, but / will answer 404 (build it with `cargo xtask run`)"
             );
         }
+        let (teacher, teacher_token_made) = settings.teacher.token();
         let (router, steps) = app(
             db.clone(),
             &settings.ui_dir,
             settings.limits,
             settings.timeouts,
+            teacher,
         );
         let listener = bind(settings.addr).await?;
         let cleanup = spawn_cleanup(
             db.clone(),
-            vec![
-                NaiveServer::STORAGE.expired_keys,
-                SafeServer::STORAGE.expired_keys,
-                TransactionalServer::STORAGE.expired_keys,
-            ],
-            settings.storage.cleanup_interval(),
+            settings.storage.cleanup(vec![
+                NaiveServer::STORAGE,
+                SafeServer::STORAGE,
+                TransactionalServer::STORAGE,
+            ]),
         );
         Ok(Self {
             listener,
@@ -121,7 +128,14 @@ impl Application {
             timeouts: settings.timeouts,
             steps,
             cleanup,
+            teacher_token_made,
         })
+    }
+
+    /// The teacher's token, if this lab made it (none was given): to be
+    /// shown to the teacher, since nothing else knows it.
+    pub fn teacher_token_made(&self) -> Option<&str> {
+        self.teacher_token_made.as_deref()
     }
 
     /// The address actually bound (useful with port 0).

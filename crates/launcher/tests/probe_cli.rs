@@ -19,11 +19,17 @@ async fn idempotency_lab(args: Vec<String>) -> Output {
     .expect("the blocking task finishes")
 }
 
-fn probe_args(url: &str, lab: &str, extra: &[&str]) -> Vec<String> {
-    let mut args = vec!["probe", "--url", url, "--header", &format!("Lab-Id: {lab}")]
-        .into_iter()
-        .map(str::to_owned)
-        .collect::<Vec<_>>();
+fn probe_args(url: &str, lab_secret: &str, extra: &[&str]) -> Vec<String> {
+    let mut args = vec![
+        "probe",
+        "--url",
+        url,
+        "--header",
+        &format!("Lab-Secret: {lab_secret}"),
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect::<Vec<_>>();
     args.extend(["--race-delay-ms", "200"].map(str::to_owned));
     args.extend(extra.iter().map(|arg| (*arg).to_owned()));
     args
@@ -78,7 +84,7 @@ async fn probe_both_ways(url: &str, lab: &str) -> (Output, String, Report) {
 async fn the_probe_reports_the_race_and_the_silent_replay_of_the_naive_server() {
     let server = spawn_server::<NaiveServer>(Backend::Sqlite).await;
 
-    let (output, table, report) = probe_both_ways(&server.orders_url, &server.lab).await;
+    let (output, table, report) = probe_both_ways(&server.orders_url, &server.secret).await;
 
     assert_eq!(
         output.status.code(),
@@ -132,7 +138,7 @@ async fn the_probe_reports_the_race_and_the_silent_replay_of_the_naive_server() 
 async fn json_alone_prints_the_report_instead_of_the_table() {
     let server = spawn_server::<SafeServer>(Backend::Sqlite).await;
 
-    let output = idempotency_lab(probe_args(&server.orders_url, &server.lab, &["--json"])).await;
+    let output = idempotency_lab(probe_args(&server.orders_url, &server.secret, &["--json"])).await;
 
     let stdout = String::from_utf8_lossy(&output.stdout);
     let report: Report = serde_json::from_str(&stdout).expect("--json prints only a report");
@@ -144,7 +150,7 @@ async fn json_alone_prints_the_report_instead_of_the_table() {
 async fn every_scenario_passes_against_the_safe_server(backend: Backend) {
     let server = spawn_server::<SafeServer>(backend).await;
 
-    let (output, table, report) = probe_both_ways(&server.orders_url, &server.lab).await;
+    let (output, table, report) = probe_both_ways(&server.orders_url, &server.secret).await;
 
     assert_eq!(output.status.code(), Some(0), "{table}");
     assert_eq!(report.scenarios.len(), 8);

@@ -2,7 +2,7 @@
 //! SQLite and PostgreSQL (see `lab_core::with_pool!`).
 
 use chrono::{DateTime, Utc};
-use lab_core::cleanup::ExpiredKeys;
+use lab_core::server::ExpiredKeys;
 use lab_core::{Db, OrderTables, ServerStorage, StoredResponse, with_pool, with_reader};
 use lab_wire::{IdempotencyKey, LabId};
 
@@ -68,6 +68,10 @@ pub static STORAGE: ServerStorage = ServerStorage {
         delete_batch: "DELETE FROM naive_idempotency_keys WHERE expires_at <= $1 \
                       AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key FROM naive_idempotency_keys \
                       WHERE expires_at <= $1 LIMIT $2)",
+        // Deletes up to `$2` keys created before `$1` in labs with no order here since `$1`.
+        delete_idle_batch: "DELETE FROM naive_idempotency_keys WHERE created_at < $1 AND lab_id NOT IN (SELECT lab_id FROM lab_orders WHERE server = 'naive' AND created_at >= $1) \
+                           AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key FROM naive_idempotency_keys \
+                           WHERE created_at < $1 AND lab_id NOT IN (SELECT lab_id FROM lab_orders WHERE server = 'naive' AND created_at >= $1) LIMIT $2)",
     },
     migrations: lab_core::migrations!(),
 };

@@ -8,7 +8,9 @@ use std::time::Duration;
 pub struct ProbeConfig {
     /// The endpoint, e.g. `http://127.0.0.1:8080/api/safe/orders`.
     pub url: reqwest::Url,
-    /// Extra headers sent with every request (authentication, `Lab-Id`, …).
+    /// Extra headers sent with every request (authentication, `Lab-Secret`,
+    /// …). Without a `Lab-Secret` or `Lab-Id`, a random `Lab-Secret` is
+    /// sent: on the lab's servers each run gets a private lab of its own.
     pub headers: Vec<(String, String)>,
     /// A body the endpoint accepts.
     pub body: serde_json::Value,

@@ -84,7 +84,7 @@ impl OrderServer for SafeServer {
                         tracing::error!(%release_error, key = %key, "could not release the key of a failed order")
                     }
                 }
-                return Err(error.into());
+                return Err(error);
             }
         };
         steps.record(StepKind::OrderInserted);

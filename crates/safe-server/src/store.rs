@@ -2,7 +2,7 @@
 //! SQLite and PostgreSQL (see `lab_core::with_pool!`).
 
 use chrono::{DateTime, SubsecRound, Utc};
-use lab_core::cleanup::ExpiredKeys;
+use lab_core::server::ExpiredKeys;
 use lab_core::{
     Db, OrderTables, SaveAnswer, ServerStorage, StoredResponse, UniqueInsert, with_pool,
     with_reader,
@@ -231,12 +231,18 @@ pub static STORAGE: ServerStorage = ServerStorage {
     },
     expired_keys: ExpiredKeys {
         table: "safe_idempotency_keys",
-        // Deletes up to `$2` answered keys that expired before `$1`. Unanswered
-        // claims are left alone: their request is still running (or crashed).
+        // Deletes up to `$2` keys that expired before `$1`. An unanswered
+        // claim stays while its lock holds (its request may still be running,
+        // and its retries must get 409); once the lock and the retention are
+        // both past, a retry would take it over as expired anyway.
         delete_batch: "DELETE FROM safe_idempotency_keys \
-                      WHERE expires_at <= $1 AND status_code IS NOT NULL \
+                      WHERE expires_at <= $1 AND (status_code IS NOT NULL OR locked_until IS NULL OR locked_until <= $1) \
                       AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key FROM safe_idempotency_keys \
-                      WHERE expires_at <= $1 AND status_code IS NOT NULL LIMIT $2)",
+                      WHERE expires_at <= $1 AND (status_code IS NOT NULL OR locked_until IS NULL OR locked_until <= $1) LIMIT $2)",
+        // Deletes up to `$2` keys created before `$1` in labs with no order here since `$1`.
+        delete_idle_batch: "DELETE FROM safe_idempotency_keys WHERE created_at < $1 AND lab_id NOT IN (SELECT lab_id FROM lab_orders WHERE server = 'safe' AND created_at >= $1) \
+                           AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key FROM safe_idempotency_keys \
+                           WHERE created_at < $1 AND lab_id NOT IN (SELECT lab_id FROM lab_orders WHERE server = 'safe' AND created_at >= $1) LIMIT $2)",
     },
     migrations: lab_core::migrations!(),
 };

@@ -79,7 +79,7 @@ impl OrderServer for TransactionalServer {
         // Step 2: do the work, in the same transaction.
         let created = store::STORAGE
             .order_tables
-            .insert_order_in(&mut tx, &lab, &key, &order)
+            .insert_order_in(&mut tx, db.orders_per_lab(), &lab, &key, &order)
             .await?;
         steps.record(StepKind::OrderInserted);
         if controls.crashes_after_create() {

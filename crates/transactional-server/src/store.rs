@@ -3,7 +3,7 @@
 //! inside the request's one transaction (`lab_core::with_tx!`).
 
 use chrono::{DateTime, SubsecRound, Utc};
-use lab_core::cleanup::ExpiredKeys;
+use lab_core::server::ExpiredKeys;
 use lab_core::{
     Db, DbTx, OrderTables, SaveAnswer, ServerStorage, StoredResponse, UniqueInsert, with_reader,
     with_tx,
@@ -121,6 +121,10 @@ pub static STORAGE: ServerStorage = ServerStorage {
                       WHERE expires_at <= $1 \
                       AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key \
                       FROM transactional_idempotency_keys WHERE expires_at <= $1 LIMIT $2)",
+        // Deletes up to `$2` keys created before `$1` in labs with no order here since `$1`.
+        delete_idle_batch: "DELETE FROM transactional_idempotency_keys WHERE created_at < $1 AND lab_id NOT IN (SELECT lab_id FROM lab_orders WHERE server = 'transactional' AND created_at >= $1) \
+                           AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key FROM transactional_idempotency_keys \
+                           WHERE created_at < $1 AND lab_id NOT IN (SELECT lab_id FROM lab_orders WHERE server = 'transactional' AND created_at >= $1) LIMIT $2)",
     },
     migrations: lab_core::migrations!(),
 };

@@ -7,10 +7,10 @@ use lab_client::{AttemptPlan, Design, Outcome};
 use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
 use lab_wire::headers::{
-    IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_CANCELLATION, LAB_DELAY_MS, LAB_FAULT, LAB_ID,
-    LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS,
+    IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_CANCELLATION, LAB_DELAY_MS, LAB_FAULT,
+    LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS, LAB_SECRET,
 };
-use lab_wire::{LabId, NewOrder, Order, Problem};
+use lab_wire::{LabSecret, NewOrder, Order, Problem};
 
 /// Why a call to a server did not give the page what it asked for.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,13 +37,13 @@ impl ApiError {
 /// Sends one `POST /orders` attempt as `plan` says and reports what came back.
 pub async fn place_order(
     server: Design,
-    lab: &LabId,
+    lab: &LabSecret,
     plan: &AttemptPlan,
     order: &NewOrder,
 ) -> Outcome {
     let controller = web_sys::AbortController::new().ok();
     let mut request = Request::post(&server.orders_url())
-        .header(LAB_ID, lab.as_str())
+        .header(LAB_SECRET, lab.as_str())
         .header(IDEMPOTENCY_KEY, &plan.key)
         .header(LAB_DELAY_MS, &plan.server_delay_ms.to_string())
         .abort_signal(controller.as_ref().map(|c| c.signal()).as_ref());
@@ -103,9 +103,9 @@ pub async fn place_order(
 }
 
 /// The lab's orders on `server`, oldest first.
-pub async fn list_orders(server: Design, lab: &LabId) -> Result<Vec<Order>, ApiError> {
+pub async fn list_orders(server: Design, lab: &LabSecret) -> Result<Vec<Order>, ApiError> {
     let response = Request::get(&server.orders_url())
-        .header(LAB_ID, lab.as_str())
+        .header(LAB_SECRET, lab.as_str())
         .send()
         .await
         .map_err(|error| ApiError::Network(error.to_string()))?;
@@ -119,9 +119,9 @@ pub async fn list_orders(server: Design, lab: &LabId) -> Result<Vec<Order>, ApiE
 }
 
 /// Deletes the lab's orders and keys on `server`.
-pub async fn clear_orders(server: Design, lab: &LabId) -> Result<(), ApiError> {
+pub async fn clear_orders(server: Design, lab: &LabSecret) -> Result<(), ApiError> {
     let response = Request::delete(&server.orders_url())
-        .header(LAB_ID, lab.as_str())
+        .header(LAB_SECRET, lab.as_str())
         .send()
         .await
         .map_err(|error| ApiError::Network(error.to_string()))?;

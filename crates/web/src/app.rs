@@ -13,7 +13,7 @@ use leptos::task::spawn_local;
 
 use crate::api;
 use crate::fields::{DesignField, FormFieldView, TextField};
-use crate::lab_id::current_lab;
+use crate::lab_id::{current_lab, reload_when_the_lab_in_the_link_changes};
 use crate::language::{LanguageField, choose_at_start};
 use crate::pane::PaneView;
 use crate::runner::{RunContext, now_ms, run_purchase};
@@ -37,6 +37,7 @@ fn Lab() -> impl IntoView {
     let i18n = use_i18n();
     let locale = move || i18n.get_locale();
     let lab = StoredValue::new(current_lab());
+    reload_when_the_lab_in_the_link_changes(&lab.get_value());
     let default_item = |locale: Locale| td_string!(locale, page.default_item).to_owned();
     let controls = Controls::new(default_item(i18n.get_locale_untracked()));
     Effect::new(move |_| {
@@ -168,12 +169,11 @@ fn Lab() -> impl IntoView {
         })
         .collect_view();
 
-    // The lab id is already in the URL (see `current_lab`), so this link reopens this lab.
+    // The lab's secret is already in the URL (see `current_lab`), so this link reopens this lab.
     let lab_link = web_sys::window()
         .and_then(|w| w.location().href().ok())
         .unwrap_or_default();
-    let lab_link_text = lab_link.clone();
-    let lab_id_text = lab.get_value().to_string();
+    let lab_id_text = lab.get_value().lab_id().to_string();
 
     view! {
         <main class:large=large_text>
@@ -283,7 +283,6 @@ fn Lab() -> impl IntoView {
                     i18n,
                     page.footer,
                     lab = lab_id_text.clone(),
-                    url = lab_link_text.clone(),
                     <code> = <code />,
                     <link> = move |children: ChildrenFn| view! { <a href=lab_link.clone()>{children()}</a> }
                 )}

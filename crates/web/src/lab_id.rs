@@ -1,30 +1,63 @@
-//! Each browser is its own lab: a random id kept in the URL (`?lab=…`),
-//! so a reload keeps the learner's orders and a link opens the same lab.
+//! Each browser is its own lab, opened by a random secret kept in the
+//! URL's fragment (`#secret=…`): a reload keeps the learner's orders, and
+//! the link opens the same lab on another device. The browser never sends
+//! a fragment to a server, so the secret stays out of logs and `Referer`
+//! headers; the page sends it only as `Lab-Secret`. The lab's public id,
+//! shown on the page, is derived from it (see [`LabSecret::lab_id`]).
 
-use lab_wire::LabId;
+use lab_wire::LabSecret;
 
-use crate::url::{replace_search, search_params};
+use crate::url::{hash_params, replace_hash, replace_search, search_params};
 
-/// The lab named in the page's URL, or a new one written into the URL
-/// (beside any other parameter the link carries).
-pub fn current_lab() -> LabId {
-    let Some(params) = search_params() else {
-        return new_lab();
-    };
-    if let Some(lab) = params
-        .get("lab")
-        .and_then(|raw| LabId::try_from(raw.as_str()).ok())
+/// The lab whose secret is in the page's URL, or a new one written there.
+pub fn current_lab() -> LabSecret {
+    forget_old_lab_parameter();
+    let params = hash_params();
+    if let Some(secret) = params
+        .as_ref()
+        .and_then(|params| params.get("secret"))
+        .and_then(|raw| LabSecret::try_from(raw.as_str()).ok())
     {
-        return lab;
+        return secret;
     }
-    let lab = new_lab();
-    params.set("lab", lab.as_str());
-    replace_search(&params);
-    lab
+    let secret = new_secret();
+    if let Some(params) = params {
+        params.set("secret", secret.as_str());
+        replace_hash(&params);
+    }
+    secret
 }
 
-fn new_lab() -> LabId {
-    LabId::try_from(format!("lab-{}", random_hex(4)).as_str()).expect("hex is a valid lab id")
+/// Reloads the page when its link comes to name another lab (a lab link
+/// pasted into this tab changes only the fragment, which browsers follow
+/// without loading the page again), so the page never shows one lab while
+/// its address names another.
+pub fn reload_when_the_lab_in_the_link_changes(lab: &LabSecret) {
+    let shown = lab.as_str().to_owned();
+    let handle = leptos::prelude::window_event_listener(leptos::ev::hashchange, move |_| {
+        let linked = hash_params().and_then(|params| params.get("secret"));
+        if linked.as_deref() != Some(shown.as_str())
+            && let Some(window) = web_sys::window()
+        {
+            let _ = window.location().reload();
+        }
+    });
+    // For the page's lifetime.
+    std::mem::forget(handle);
+}
+
+/// Links from before labs had secrets named the lab in `?lab=`; such a
+/// lab cannot be opened any more, so the parameter would only mislead.
+fn forget_old_lab_parameter() {
+    if let Some(params) = search_params().filter(|params| params.has("lab")) {
+        params.delete("lab");
+        replace_search(&params);
+    }
+}
+
+/// A new lab's secret: 128 random bits in hex.
+fn new_secret() -> LabSecret {
+    LabSecret::try_from(random_hex(16).as_str()).expect("32 hex digits make a lab secret")
 }
 
 /// A new idempotency key: a random (version 4) UUID.

@@ -1,4 +1,4 @@
-//! The servers' steps, live. One `EventSource` on `/api/steps?lab=ID`
+//! The servers' steps, live. One `EventSource` on `/api/steps?secret=…`
 //! carries every server's steps, each event named after its server, so
 //! watching both panes costs one of the browser's few connections per host.
 //! A step goes to each pane that shows its server, if it belongs to the
@@ -7,7 +7,7 @@
 //! is incomplete.
 
 use lab_client::{Design, Purchases};
-use lab_wire::{LabId, STEPS_MISSED_EVENT, Step, StepsMissed};
+use lab_wire::{LabSecret, STEPS_MISSED_EVENT, Step, StepsMissed};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
@@ -18,12 +18,12 @@ use crate::state::Pane;
 
 /// Opens the stream for the page's lifetime; `connected` follows whether it is open.
 pub fn listen(
-    lab: &LabId,
+    lab: &LabSecret,
     panes: [Pane; 2],
     purchases: StoredValue<Purchases>,
     connected: RwSignal<bool>,
 ) {
-    let Ok(source) = EventSource::new(&format!("/api/steps?lab={}", lab.as_str())) else {
+    let Ok(source) = EventSource::new(&format!("/api/steps?secret={}", lab.as_str())) else {
         return;
     };
     on(&source, "open", move |_: web_sys::Event| {

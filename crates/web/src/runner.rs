@@ -5,7 +5,7 @@ use futures::future::{join, join_all};
 use gloo_timers::future::TimeoutFuture;
 use lab_client::verdict::CHANGED_ORDER_EXTRA_CENTS;
 use lab_client::{AttemptPlan, AttemptRecord, ClientPolicy, Outcome, Purchases};
-use lab_wire::{LabId, NewOrder};
+use lab_wire::{LabSecret, NewOrder};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -24,7 +24,7 @@ pub fn now_ms() -> f64 {
 /// Everything one run needs, shared by both panes.
 #[derive(Clone)]
 pub struct RunContext {
-    pub lab: LabId,
+    pub lab: LabSecret,
     pub order: NewOrder,
     pub policy: ClientPolicy,
     pub purchases: StoredValue<Purchases>,

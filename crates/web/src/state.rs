@@ -104,7 +104,7 @@ impl Pane {
     }
 
     /// Reloads the orders from the server.
-    pub async fn refresh(self, lab: &lab_wire::LabId) {
+    pub async fn refresh(self, lab: &lab_wire::LabSecret) {
         let server = self.server();
         let answer = api::list_orders(server, lab).await;
         if self.server() != server {
@@ -137,7 +137,7 @@ impl Pane {
     }
 
     /// Shows `design` from now on: its orders, and no run yet.
-    pub fn switch_to(self, design: Design, lab: &lab_wire::LabId) {
+    pub fn switch_to(self, design: Design, lab: &lab_wire::LabSecret) {
         if self.server() == design {
             return;
         }
