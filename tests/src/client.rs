@@ -320,7 +320,6 @@ impl TestServer {
     }
 }
 
-/// Sends a request and records what came back, or that nothing did.
 /// Sends `request` (an order under `key` with a `Lab-Delay-Ms`) and hangs
 /// up as soon as `steps` shows that the server's pause began, as a client
 /// that times out would, but at a known moment. Returns the steps seen.
@@ -339,6 +338,7 @@ pub async fn hang_up_during_the_pause(
 }
 
 /// Sends `request` and says what came back.
+/// Sends a request and records what came back, or that nothing did.
 pub async fn send(request: reqwest::RequestBuilder) -> Attempt {
     match request.send().await {
         Ok(response) => {

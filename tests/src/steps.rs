@@ -54,6 +54,20 @@ impl StepStream {
         }
     }
 
+    /// Reads steps until `count` of them satisfy `which` (failing after 10 s
+    /// without a step); returns them all. For "until both requests have
+    /// answered", whatever number of steps each took.
+    pub async fn until_count(&mut self, count: usize, which: impl Fn(&Step) -> bool) -> Vec<Step> {
+        let mut steps: Vec<(String, Step)> = Vec::new();
+        let mut seen = 0;
+        while seen < count {
+            let named = self.next(&steps).await;
+            seen += usize::from(which(&named.1));
+            steps.push(named);
+        }
+        steps.into_iter().map(|(_, step)| step).collect()
+    }
+
     async fn next(&mut self, so_far: &[(String, Step)]) -> (String, Step) {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
         loop {

@@ -38,6 +38,10 @@ enum Task {
         /// Skip `cargo fmt --check` and `cargo clippy`
         #[arg(long)]
         no_lint: bool,
+        /// Then run the chaos test at full volume: 100,000 requests per safe
+        /// design and database, printing its figures (about 10 more minutes)
+        #[arg(long)]
+        long: bool,
     },
 }
 
@@ -55,7 +59,7 @@ fn main() -> Result<()> {
             println!("{}", catalogue::check(&root)?);
             Ok(())
         }
-        Task::Test { no_lint } => test(&root, !no_lint),
+        Task::Test { no_lint, long } => test(&root, !no_lint, long),
     }
 }
 
@@ -78,8 +82,8 @@ fn run(root: &Path, lab_args: &[String]) -> Result<()> {
     shell::replace_process_with(&lab, lab_args)
 }
 
-fn test(root: &Path, lint: bool) -> Result<()> {
-    let total = 5;
+fn test(root: &Path, lint: bool, long: bool) -> Result<()> {
+    let total = if long { 6 } else { 5 };
     step(
         1,
         total,
@@ -138,5 +142,25 @@ fn test(root: &Path, lint: bool) -> Result<()> {
     if !tally.succeeded || tally.failed > 0 {
         anyhow::bail!("some tests failed: see above");
     }
+    if long {
+        step(
+            6,
+            total,
+            "The chaos run at full volume: 100,000 requests per safe design and database, one at a time",
+        );
+        let mut chaos = shell::command("cargo");
+        chaos
+            .args(["test", "--package", "lab-e2e", "--test", "chaos", "--"])
+            .args(["--nocapture", "--test-threads", "1"])
+            .env("TEST_DATABASE_URL", &database_url)
+            .env("LAB_CHAOS_REQUESTS", LONG_CHAOS_REQUESTS);
+        let tally = shell::run_tests(&mut chaos)?;
+        if !tally.succeeded || tally.failed > 0 {
+            anyhow::bail!("the long chaos run failed: see above");
+        }
+    }
     Ok(())
 }
+
+/// Requests per design and database in `cargo xtask test --long`.
+const LONG_CHAOS_REQUESTS: &str = "100000";
