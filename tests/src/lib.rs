@@ -20,21 +20,7 @@ pub use steps::StepStream;
 /// Lets this test process open as many files as the system allows: a test
 /// that holds hundreds of connections open (both of their ends live in the
 /// test's process) would pass a soft limit of 1024.
-pub fn raise_open_files_limit() {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: both calls only read or write the struct passed to them.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit) == 0
-            && limit.rlim_cur < limit.rlim_max
-        {
-            limit.rlim_cur = limit.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &raw const limit);
-        }
-    }
-}
+pub use lab_core::serve::raise_open_files_limit;
 
 /// Writes one test per (server, backend) pair, each calling the generic
 /// test function `$name::<Server>(Backend)`: `naive_on_sqlite`,

@@ -2,15 +2,18 @@
 //! left behind, for the naive and the safe server on SQLite and on
 //! PostgreSQL, next to a baseline that runs the same flow (the same SQL
 //! statements) with no HTTP in between. Everything runs in one process so
-//! the numbers are comparable as ratios.
+//! the numbers are comparable as ratios. `--room` measures instead how an
+//! ordinary order fares while another lab loads the server.
 
 mod config;
 mod load;
 mod report;
+mod room;
 mod stats;
 
 pub use config::{BenchConfig, BenchError, CellResult, Storage, Target, Workload};
 pub use report::{Goal, evaluate_goals, to_csv, to_table};
+pub use room::{RoomResult, measure_room, to_room_table};
 pub use stats::Latencies;
 
 /// Runs every cell; `progress(done, total, what)` is called before each measurement.

@@ -14,7 +14,36 @@ use tokio::task::JoinHandle;
 use crate::config::{BenchError, CellResult, REQUEST_TIMEOUT, Storage, Target, Workload};
 use crate::stats::Latencies;
 
-const BODY: &str = r#"{"item":"coffee","amount_cents":450}"#;
+/// The order every benchmark request places.
+pub(crate) const BODY: &str = r#"{"item":"coffee","amount_cents":450}"#;
+
+/// Connects to `storage` (a fresh SQLite file, or the PostgreSQL database),
+/// labs of a learner's size allowed; also names the SQLite file to remove
+/// afterwards.
+pub(crate) async fn open_storage(storage: &Storage) -> Result<(Db, Option<PathBuf>), BenchError> {
+    let (url, sqlite_file) = match storage {
+        Storage::Sqlite => {
+            let file = std::env::temp_dir()
+                .join(format!("idempotency-lab-bench-{}.db", uuid::Uuid::new_v4()));
+            (format!("sqlite://{}", file.display()), Some(file))
+        }
+        Storage::Postgres(url) => (url.clone(), None),
+    };
+    let db = Db::connect(&url)
+        .await
+        .map_err(|source| BenchError::Storage {
+            storage: storage.name(),
+            source,
+        })?;
+    Ok((db, sqlite_file))
+}
+
+/// Removes an SQLite file and its write-ahead log.
+pub(crate) fn remove_sqlite_file(file: &std::path::Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+    }
+}
 
 /// Both servers, running over one storage.
 pub struct Bench {
@@ -40,21 +69,12 @@ impl Bench {
     /// Opens the storage, applies both servers' migrations and starts them on loopback.
     pub async fn start(storage: &Storage) -> Result<Self, BenchError> {
         let name = storage.name();
-        let (url, sqlite_file) = match storage {
-            Storage::Sqlite => {
-                let file = std::env::temp_dir()
-                    .join(format!("idempotency-lab-bench-{}.db", uuid::Uuid::new_v4()));
-                (format!("sqlite://{}", file.display()), Some(file))
-            }
-            Storage::Postgres(url) => (url.clone(), None),
-        };
+        let (db, sqlite_file) = open_storage(storage).await?;
         let prepare = async {
-            let db = Db::connect(&url).await?;
             NaiveServer::migrate(&db).await?;
-            SafeServer::migrate(&db).await?;
-            Ok::<_, LabError>(db)
+            SafeServer::migrate(&db).await
         };
-        let db = prepare.await.map_err(|source| BenchError::Storage {
+        prepare.await.map_err(|source| BenchError::Storage {
             storage: name,
             source,
         })?;
@@ -83,9 +103,7 @@ impl Bench {
         }
         self.db.close().await;
         if let Some(file) = &self.sqlite_file {
-            for suffix in ["", "-wal", "-shm"] {
-                let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
-            }
+            remove_sqlite_file(file);
         }
     }
 
@@ -283,13 +301,19 @@ fn answer_status(answer: Result<axum::response::Response, LabError>) -> u16 {
     }
 }
 
-async fn spawn<S: OrderServer>(db: &Db) -> Result<(String, JoinHandle<()>), BenchError> {
+/// A listener on a free loopback port, and its address.
+pub(crate) async fn bind_loopback()
+-> Result<(tokio::net::TcpListener, std::net::SocketAddr), BenchError> {
+    let serve_error = |error: std::io::Error| BenchError::Serve(error.to_string());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
-        .map_err(|error| BenchError::Serve(error.to_string()))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|error| BenchError::Serve(error.to_string()))?;
+        .map_err(serve_error)?;
+    let addr = listener.local_addr().map_err(serve_error)?;
+    Ok((listener, addr))
+}
+
+async fn spawn<S: OrderServer>(db: &Db) -> Result<(String, JoinHandle<()>), BenchError> {
+    let (listener, addr) = bind_loopback().await?;
     let server = tokio::spawn(lab_core::serve(
         listener,
         S::router(db.clone()),

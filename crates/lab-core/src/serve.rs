@@ -131,3 +131,25 @@ async fn answer_or_hang_up(
     }
     Ok(response)
 }
+
+/// Lets this process open as many files as the system allows (the soft
+/// limit raised to the hard one): a server for a room holds a connection
+/// per open page, and a soft limit of 1024 would refuse the rest.
+pub fn raise_open_files_limit() {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: both calls only read or write the struct passed to them.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit) == 0
+                && limit.rlim_cur < limit.rlim_max
+            {
+                limit.rlim_cur = limit.rlim_max;
+                libc::setrlimit(libc::RLIMIT_NOFILE, &raw const limit);
+            }
+        }
+    }
+}

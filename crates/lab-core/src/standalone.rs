@@ -69,6 +69,7 @@ struct StandaloneCommand {
 /// Connects, migrates and serves one server until Ctrl-C.
 pub async fn run_alone<S: OrderServer>(args: StandaloneArgs) -> Result<(), LabError> {
     init_logging();
+    crate::serve::raise_open_files_limit();
     let db = args.storage.open().await?;
     S::migrate(&db).await?;
     let cleanup = spawn_cleanup(db.clone(), args.storage.cleanup(vec![S::STORAGE]));

@@ -77,6 +77,9 @@ struct BenchArgs {
     /// Also write the results as CSV to this file
     #[arg(long, value_name = "FILE")]
     csv: Option<std::path::PathBuf>,
+    /// Measure a shared room instead: ordinary orders in one lab while another holds 100 slow requests, 300 step streams and 300 half-sent requests
+    #[arg(long, conflicts_with_all = ["quick", "concurrency", "requests", "rounds", "copies", "csv"])]
+    room: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -141,6 +144,7 @@ impl Cli {
 
 async fn serve(settings: Settings) -> ExitCode {
     lab_core::standalone::init_logging();
+    lab_core::serve::raise_open_files_limit();
     let application = match Application::build(&settings).await {
         Ok(application) => application,
         Err(error) => {
@@ -221,6 +225,35 @@ async fn probe(args: ProbeArgs) -> ExitCode {
     ExitCode::from(report.exit_code() as u8)
 }
 
+async fn bench_room(storages: Vec<bench::Storage>, json: Option<&std::path::Path>) -> ExitCode {
+    // Both ends of 600 held connections live in this one process.
+    lab_core::serve::raise_open_files_limit();
+    let mut results = Vec::new();
+    for storage in &storages {
+        eprintln!("Loading a room on {} …", storage.name());
+        match bench::measure_room(storage).await {
+            Ok(measured) => results.extend(measured),
+            Err(error) => {
+                eprintln!("error: {error}");
+                eprintln!("(without PostgreSQL, run with --storage sqlite)");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    println!("{}", bench::to_room_table(&results));
+    let written = json.is_none_or(|path| {
+        write_file(
+            path,
+            &serde_json::to_string_pretty(&results).expect("results serialise"),
+        )
+    });
+    if written {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    }
+}
+
 async fn bench(args: BenchArgs) -> ExitCode {
     let storages = args
         .storage
@@ -230,6 +263,9 @@ async fn bench(args: BenchArgs) -> ExitCode {
             StorageName::Postgres => bench::Storage::Postgres(args.postgres_url.clone()),
         })
         .collect();
+    if args.room {
+        return bench_room(storages, args.json.as_deref()).await;
+    }
     let mut config = if args.quick {
         bench::BenchConfig::quick(storages)
     } else {

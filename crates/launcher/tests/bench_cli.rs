@@ -104,3 +104,38 @@ fn a_quick_bench_counts_orders_and_shows_naive_duplicates_on_both_storages() {
     let _ = std::fs::remove_file(json_file);
     let _ = std::fs::remove_file(csv_file);
 }
+
+#[test]
+fn the_room_bench_times_ordinary_orders_on_every_server_while_another_lab_is_loaded() {
+    lab_e2e::raise_open_files_limit();
+    let json_file = std::env::temp_dir().join(format!("bench-room-{}.json", uuid::Uuid::new_v4()));
+    let output = Command::new(env!("CARGO_BIN_EXE_idempotency-lab"))
+        .args(["bench", "--room", "--storage", "sqlite", "--json"])
+        .arg(&json_file)
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("| storage | server | p50 |"),
+        "prints the table:\n{stdout}"
+    );
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_file).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&json_file);
+    let servers: Vec<&str> = results
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["server"].as_str().unwrap())
+        .collect();
+    assert_eq!(servers, ["naive", "safe", "transactional"]);
+    for row in results.as_array().unwrap() {
+        assert_eq!(number(row, "tries"), 50, "{row}");
+        assert!(row["latency_ms"]["p99"].as_f64().unwrap() > 0.0, "{row}");
+    }
+}
