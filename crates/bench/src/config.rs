@@ -95,14 +95,30 @@ pub struct BenchConfig {
     /// Times each cell is measured; the round with the median throughput is
     /// reported, so one slow moment of a shared machine does not decide.
     pub rounds: usize,
+    /// Other endpoints measured beside the first storage's cells, round by round.
+    pub peers: Vec<Peer>,
 }
+
+/// Another endpoint that takes an `Idempotency-Key`, measured in the same
+/// run as the lab's servers (`--peer NAME=URL`): the article's Express
+/// handlers, or a user's own API.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Peer {
+    /// Its name in the results (kept for the whole run).
+    pub name: &'static str,
+    /// Its `POST` endpoint.
+    pub url: String,
+}
+
+/// The `storage` of a peer's cells: a peer keeps its data its own way.
+pub const PEER_STORAGE: &str = "peer";
 
 /// One cell of the results: one target, storage, workload and concurrency.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CellResult {
-    /// `sqlite` or `postgres`.
+    /// `sqlite`, `postgres`, or [`PEER_STORAGE`].
     pub storage: &'static str,
-    /// `naive`, `safe`, `naive-sql` or `safe-sql`.
+    /// `naive`, `safe`, `naive-sql`, `safe-sql`, or a peer's name.
     pub target: &'static str,
     /// `unique` or `dup×k`.
     pub workload: String,
@@ -122,10 +138,10 @@ pub struct CellResult {
     pub errors: usize,
     /// Distinct keys sent.
     pub keys: usize,
-    /// Orders stored afterwards.
-    pub orders: usize,
-    /// Orders beyond one per key: the double charges.
-    pub duplicates: usize,
+    /// Orders stored afterwards (not known for a peer).
+    pub orders: Option<usize>,
+    /// Orders beyond one per key: the double charges (not known for a peer).
+    pub duplicates: Option<usize>,
 }
 
 /// Why the benchmark could not run.
@@ -156,6 +172,7 @@ impl BenchConfig {
             requests: 80,
             copies: 4,
             rounds: 1,
+            peers: Vec::new(),
         }
     }
 
@@ -167,6 +184,7 @@ impl BenchConfig {
             requests: 2000,
             copies: 4,
             rounds: 3,
+            peers: Vec::new(),
         }
     }
 
@@ -182,7 +200,8 @@ impl BenchConfig {
 
     /// How many measurements the run makes.
     pub fn measurements(&self) -> usize {
-        self.storages.len() * 2 * self.concurrency.len() * Target::ALL.len() * self.rounds.max(1)
+        let targets = self.storages.len() * Target::ALL.len() + self.peers.len();
+        targets * 2 * self.concurrency.len() * self.rounds.max(1)
     }
 }
 

@@ -11,7 +11,10 @@ mod report;
 mod room;
 mod stats;
 
-pub use config::{BenchConfig, BenchError, CellResult, Storage, Target, Workload};
+pub use config::{
+    BenchConfig, BenchError, CellResult, PEER_STORAGE, Peer, Storage, Target, Workload,
+};
+use load::Endpoint;
 pub use report::{Goal, evaluate_goals, to_csv, to_table};
 pub use room::{RoomResult, measure_room, to_room_table};
 pub use stats::Latencies;
@@ -24,25 +27,36 @@ pub async fn run(
     let total = config.measurements();
     let mut done = 0;
     let mut results = Vec::new();
-    for storage in &config.storages {
+    for (nth, storage) in config.storages.iter().enumerate() {
         let bench = load::Bench::start(storage).await?;
+        // Peers are measured once, in the first storage's rounds.
+        let peers = if nth == 0 { &config.peers[..] } else { &[] };
+        let endpoints: Vec<Endpoint> = Target::ALL
+            .into_iter()
+            .map(Endpoint::Lab)
+            .chain(peers.iter().map(Endpoint::Peer))
+            .collect();
         for workload in config.workloads() {
             for &concurrency in &config.concurrency {
-                let mut rounds: Vec<Vec<CellResult>> = vec![Vec::new(); Target::ALL.len()];
+                let mut rounds: Vec<Vec<CellResult>> = vec![Vec::new(); endpoints.len()];
                 for round in 1..=config.rounds.max(1) {
                     // The targets run back to back within a round, so a slow
                     // moment of the shared machine hits them alike.
-                    for (index, target) in Target::ALL.into_iter().enumerate() {
+                    for (index, &endpoint) in endpoints.iter().enumerate() {
+                        let what = match endpoint {
+                            Endpoint::Lab(target) => {
+                                format!("{} on {}", target.name(), storage.name())
+                            }
+                            Endpoint::Peer(peer) => format!("peer {}", peer.name),
+                        };
                         let what = format!(
-                            "{} on {}, {}, {concurrency} in flight, round {round}",
-                            target.name(),
-                            storage.name(),
+                            "{what}, {}, {concurrency} in flight, round {round}",
                             workload.name()
                         );
                         progress(done, total, &what);
                         rounds[index].push(
                             bench
-                                .measure(target, workload, concurrency, config.requests)
+                                .measure(endpoint, workload, concurrency, config.requests)
                                 .await?,
                         );
                         done += 1;

@@ -11,7 +11,9 @@ use naive_server::NaiveServer;
 use safe_server::SafeServer;
 use tokio::task::JoinHandle;
 
-use crate::config::{BenchError, CellResult, REQUEST_TIMEOUT, Storage, Target, Workload};
+use crate::config::{
+    BenchError, CellResult, PEER_STORAGE, Peer, REQUEST_TIMEOUT, Storage, Target, Workload,
+};
 use crate::stats::Latencies;
 
 /// The order every benchmark request places.
@@ -107,10 +109,11 @@ impl Bench {
         }
     }
 
-    /// Measures one cell, then counts and deletes the orders it left.
+    /// Measures one cell of `endpoint`; for the lab's own targets, then
+    /// counts and deletes the orders it left.
     pub async fn measure(
         &self,
-        target: Target,
+        endpoint: Endpoint<'_>,
         workload: Workload,
         concurrency: usize,
         requests: usize,
@@ -143,10 +146,16 @@ impl Bench {
         let workers: Vec<JoinHandle<Vec<Sample>>> = (0..concurrency.max(1))
             .map(|_| {
                 let sender = Sender {
-                    target,
+                    target: match endpoint {
+                        Endpoint::Lab(target) => Some(target),
+                        Endpoint::Peer(_) => None,
+                    },
                     http: self.http.clone(),
                     db: self.db.clone(),
-                    url: self.url(target),
+                    url: match endpoint {
+                        Endpoint::Lab(target) => self.url(target),
+                        Endpoint::Peer(peer) => peer.url.clone(),
+                    },
                 };
                 let (keys, labs) = (keys.clone(), labs.clone());
                 let next = next.clone();
@@ -178,16 +187,27 @@ impl Bench {
         }
         let elapsed = started.elapsed();
 
-        let (mut orders, mut distinct) = (0, 0);
-        for lab in labs.iter() {
-            let (in_lab, distinct_in_lab) = self.count_and_clear(target, &lab.lab_id()).await?;
-            orders += in_lab;
-            distinct += distinct_in_lab;
+        // A peer keeps its orders where this run cannot count them.
+        let (mut orders, mut duplicates) = (None, None);
+        if let Endpoint::Lab(target) = endpoint {
+            let (mut stored, mut distinct) = (0, 0);
+            for lab in labs.iter() {
+                let (in_lab, distinct_in_lab) = self.count_and_clear(target, &lab.lab_id()).await?;
+                stored += in_lab;
+                distinct += distinct_in_lab;
+            }
+            (orders, duplicates) = (Some(stored), Some(stored - distinct));
         }
         let mut took: Vec<Duration> = samples.iter().map(|s| s.took).collect();
         Ok(CellResult {
-            storage: self.storage,
-            target: target.name(),
+            storage: match endpoint {
+                Endpoint::Lab(_) => self.storage,
+                Endpoint::Peer(_) => PEER_STORAGE,
+            },
+            target: match endpoint {
+                Endpoint::Lab(target) => target.name(),
+                Endpoint::Peer(peer) => peer.name,
+            },
             workload: workload.name(),
             concurrency,
             requests: samples.len(),
@@ -201,7 +221,7 @@ impl Bench {
                 .count(),
             keys: keys.len(),
             orders,
-            duplicates: orders - distinct,
+            duplicates,
         })
     }
 
@@ -237,9 +257,19 @@ impl Bench {
     }
 }
 
+/// What a cell measures: one of the lab's own targets, or a peer.
+#[derive(Debug, Clone, Copy)]
+pub enum Endpoint<'a> {
+    /// A lab server over HTTP, or its flow called directly.
+    Lab(Target),
+    /// Another endpoint, over HTTP.
+    Peer(&'a Peer),
+}
+
 /// One worker's way of placing an order: over HTTP, or by calling the flow.
 struct Sender {
-    target: Target,
+    /// The lab's target; `None` for a peer, always over HTTP.
+    target: Option<Target>,
     http: reqwest::Client,
     db: Db,
     url: String,
@@ -249,11 +279,11 @@ impl Sender {
     /// Places the order with `key`; returns the status (0 when nothing came back).
     async fn send(&self, key: &str, lab: &LabSecret) -> u16 {
         match self.target {
-            Target::Naive | Target::Safe => self.over_http(key, lab).await,
-            Target::NaiveSql => answer_status(
+            None | Some(Target::Naive | Target::Safe) => self.over_http(key, lab).await,
+            Some(Target::NaiveSql) => answer_status(
                 NaiveServer::place_order(self.db.clone(), request(key, lab), Steps::off()).await,
             ),
-            Target::SafeSql => answer_status(
+            Some(Target::SafeSql) => answer_status(
                 SafeServer::place_order(self.db.clone(), request(key, lab), Steps::off()).await,
             ),
         }

@@ -3,6 +3,7 @@
 //! `/api/transactional`, all three servers' steps at `/api/steps`, and the
 //! built web page at `/`.
 
+mod bench_command;
 pub mod cli;
 
 use std::net::SocketAddr;

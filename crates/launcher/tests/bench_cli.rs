@@ -139,3 +139,111 @@ fn the_room_bench_times_ordinary_orders_on_every_server_while_another_lab_is_loa
         assert!(row["latency_ms"]["p99"].as_f64().unwrap() > 0.0, "{row}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_peer_is_measured_in_the_same_rounds_and_one_that_does_not_answer_counts_as_errors() {
+    let lab_server =
+        lab_e2e::spawn_server::<safe_server::SafeServer>(lab_e2e::Backend::Sqlite).await;
+    // A port that was just free: nothing listens there.
+    let nobody = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let json_file = std::env::temp_dir().join(format!("bench-peer-{}.json", uuid::Uuid::new_v4()));
+    let args: Vec<String> = [
+        "bench",
+        "--quick",
+        "--storage",
+        "sqlite",
+        "--peer",
+        &format!("lab-safe={}", lab_server.orders_url),
+        "--peer",
+        &format!("nobody=http://{nobody}/orders"),
+        "--json",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .chain([json_file.display().to_string()])
+    .collect();
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_idempotency-lab"))
+            .args(args)
+            .output()
+            .expect("the binary runs")
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_file).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&json_file);
+    let all = report["results"].as_array().unwrap();
+    assert_eq!(
+        all.len(),
+        2 * 2 * (4 + 2),
+        "2 workloads × 2 levels × (4 targets + 2 peers)"
+    );
+
+    let peer_cells =
+        |name: &str| -> Vec<&Value> { all.iter().filter(|cell| cell["target"] == name).collect() };
+    for cell in peer_cells("lab-safe") {
+        assert_eq!(cell["storage"], "peer", "{cell}");
+        assert_eq!(
+            number(cell, "errors"),
+            0,
+            "the lab server answered every request: {cell}"
+        );
+        assert_eq!(
+            number(cell, "created_or_replayed") + number(cell, "conflicts"),
+            number(cell, "requests"),
+            "{cell}"
+        );
+        assert!(
+            cell["orders"].is_null() && cell["duplicates"].is_null(),
+            "a peer's orders are not claimed: {cell}"
+        );
+    }
+    for cell in peer_cells("nobody") {
+        assert_eq!(
+            number(cell, "errors"),
+            number(cell, "requests"),
+            "a peer that does not answer fails every request: {cell}"
+        );
+    }
+    assert_eq!(peer_cells("lab-safe").len(), 4);
+    assert_eq!(peer_cells("nobody").len(), 4);
+    assert!(
+        stdout.contains("| peer | unique | 4 | lab-safe |"),
+        "the peer has its rows in the table:\n{stdout}"
+    );
+    assert!(
+        stdout.contains("each peer's req/s"),
+        "the goals compare the peers with the safe server:\n{stdout}"
+    );
+}
+
+#[test]
+fn a_peer_that_is_not_name_equals_url_is_refused_before_anything_runs() {
+    for peer in [
+        "no-equals-sign",
+        "safe=http://127.0.0.1:1/orders",
+        "x=ftp://host/",
+        "bad name=http://h/",
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_idempotency-lab"))
+            .args(["bench", "--quick", "--storage", "sqlite", "--peer", peer])
+            .output()
+            .expect("the binary runs");
+        assert_eq!(output.status.code(), Some(2), "{peer} is refused");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("--peer"),
+            "{peer}: says which option: {stderr}"
+        );
+    }
+}

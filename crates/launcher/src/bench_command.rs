@@ -1,0 +1,247 @@
+//! `idempotency-lab bench`: its options, the run with a progress line, and
+//! the tables and files it writes.
+
+use std::process::ExitCode;
+
+use clap::Args;
+
+pub(crate) const BENCH_AFTER_HELP: &str = "\
+Each cell sends its requests from N workers at once ('in flight') to one
+target: the naive or safe server over HTTP, or the same flow called directly
+(naive-sql, safe-sql: the same SQL statements, no HTTP). Two workloads: unique
+keys (the cost of the check on every request) and duplicate-heavy (each key
+sent --copies times at once). After each cell the orders are counted, so
+double charges show up next to the speed. Everything runs in this one process
+on loopback, so compare ratios rather than absolute numbers.
+
+--peer NAME=URL adds another endpoint (the article's Express handlers, your
+own API) to the first storage's rounds, over HTTP with the same keys and
+body; its orders are its own, so its rows show — for orders and duplicates.
+
+Exit status: 0 when the run finished (goals met or not), 2 when it could not run.";
+
+#[derive(Args)]
+pub(crate) struct BenchArgs {
+    /// A run of a few seconds: 80 requests per cell, 1 and 4 in flight, one round (what the tests use)
+    #[arg(long)]
+    quick: bool,
+    /// Storages to measure, comma-separated
+    #[arg(long, value_delimiter = ',', default_value = "sqlite,postgres")]
+    storage: Vec<StorageName>,
+    /// The PostgreSQL database for the postgres cells (its tables are created if missing)
+    #[arg(
+        long,
+        env = "BENCH_DATABASE_URL",
+        default_value = "postgres://postgres@127.0.0.1:5432/postgres"
+    )]
+    postgres_url: String,
+    /// Requests in flight, comma-separated, one cell per level [default: 1,4,16; quick: 1,4]
+    #[arg(long, value_delimiter = ',')]
+    concurrency: Option<Vec<usize>>,
+    /// Requests per cell [default: 2000; quick: 80]
+    #[arg(long)]
+    requests: Option<usize>,
+    /// Times each cell is measured; the median round is reported [default: 3; quick: 1]
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=20))]
+    rounds: Option<u16>,
+    /// Copies of each key sent at once in the duplicate-heavy workload
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(2..=64))]
+    copies: u16,
+    /// Also write the results and goals as JSON to this file
+    #[arg(long, value_name = "FILE")]
+    json: Option<std::path::PathBuf>,
+    /// Also write the results as CSV to this file
+    #[arg(long, value_name = "FILE")]
+    csv: Option<std::path::PathBuf>,
+    /// Also measure another endpoint that takes an Idempotency-Key, in the same rounds (repeatable), e.g. express-safe=http://127.0.0.1:4010/safe/orders
+    #[arg(long = "peer", value_name = "NAME=URL", value_parser = parse_peer)]
+    peers: Vec<bench::Peer>,
+    /// Measure a shared room instead: ordinary orders in one lab while another holds 100 slow requests, 300 step streams and 300 half-sent requests
+    #[arg(long, conflicts_with_all = ["quick", "concurrency", "requests", "rounds", "copies", "csv", "peers"])]
+    room: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum StorageName {
+    Sqlite,
+    Postgres,
+}
+
+async fn bench_room(storages: Vec<bench::Storage>, json: Option<&std::path::Path>) -> ExitCode {
+    // Both ends of 600 held connections live in this one process.
+    lab_core::serve::raise_open_files_limit();
+    let mut results = Vec::new();
+    for storage in &storages {
+        eprintln!("Loading a room on {} …", storage.name());
+        match bench::measure_room(storage).await {
+            Ok(measured) => results.extend(measured),
+            Err(error) => {
+                eprintln!("error: {error}");
+                eprintln!("(without PostgreSQL, run with --storage sqlite)");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    println!("{}", bench::to_room_table(&results));
+    let written = json.is_none_or(|path| {
+        write_file(
+            path,
+            &serde_json::to_string_pretty(&results).expect("results serialise"),
+        )
+    });
+    if written {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    }
+}
+
+pub(crate) async fn bench(args: BenchArgs) -> ExitCode {
+    let storages = args
+        .storage
+        .iter()
+        .map(|name| match name {
+            StorageName::Sqlite => bench::Storage::Sqlite,
+            StorageName::Postgres => bench::Storage::Postgres(args.postgres_url.clone()),
+        })
+        .collect();
+    if args.room {
+        return bench_room(storages, args.json.as_deref()).await;
+    }
+    let mut config = if args.quick {
+        bench::BenchConfig::quick(storages)
+    } else {
+        bench::BenchConfig::full(storages)
+    };
+    if let Some(levels) = args.concurrency {
+        config.concurrency = levels
+            .into_iter()
+            .map(|level| level.clamp(1, 256))
+            .collect();
+    }
+    if let Some(requests) = args.requests {
+        config.requests = requests.clamp(1, 1_000_000);
+    }
+    config.copies = usize::from(args.copies);
+    if let Some(rounds) = args.rounds {
+        config.rounds = usize::from(rounds);
+    }
+    config.peers = args.peers;
+
+    let mut progress = Progress::new();
+    let results = match bench::run(&config, |done, total, what| {
+        progress.show(done, total, what)
+    })
+    .await
+    {
+        Ok(results) => results,
+        Err(error) => {
+            progress.finish();
+            eprintln!("error: {error}");
+            eprintln!("(without PostgreSQL, run with --storage sqlite)");
+            return ExitCode::from(2);
+        }
+    };
+    progress.finish();
+    let goals = bench::evaluate_goals(&results);
+    println!("{}", bench::to_table(&results));
+    println!("Goals:");
+    for goal in &goals {
+        println!("- {}: {} ({})", goal.goal, goal.status, goal.detail);
+    }
+    let mut written = true;
+    if let Some(path) = &args.json {
+        let json = serde_json::json!({ "results": results, "goals": goals });
+        written &= write_file(
+            path,
+            &serde_json::to_string_pretty(&json).expect("results serialise"),
+        );
+    }
+    if let Some(path) = &args.csv {
+        written &= write_file(path, &bench::to_csv(&results));
+    }
+    if written {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// `NAME=URL`: a name for the tables (letters, digits, `-`, `_`; not one
+/// of the lab's own targets) and an http(s) URL.
+fn parse_peer(text: &str) -> Result<bench::Peer, String> {
+    let (name, url) = text
+        .split_once('=')
+        .ok_or_else(|| format!("{text:?}: write a peer as NAME=URL"))?;
+    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    if name.is_empty() || name.len() > 40 || !name.chars().all(allowed) {
+        return Err(format!(
+            "{name:?}: a peer's name is 1 to 40 letters, digits, '-' or '_'"
+        ));
+    }
+    if bench::Target::ALL
+        .iter()
+        .any(|target| target.name() == name)
+    {
+        return Err(format!(
+            "{name:?} is one of the lab's own targets; name the peer otherwise"
+        ));
+    }
+    let parsed = reqwest::Url::parse(url).map_err(|error| format!("{url:?}: {error}"))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(format!("{url:?}: a peer is an http:// or https:// URL"));
+    }
+    Ok(bench::Peer {
+        // Kept for the whole run, as the lab's own target names are.
+        name: Box::leak(name.to_owned().into_boxed_str()),
+        url: parsed.to_string(),
+    })
+}
+
+fn write_file(path: &std::path::Path, text: &str) -> bool {
+    match std::fs::write(path, text) {
+        Ok(()) => {
+            eprintln!("wrote {}", path.display());
+            true
+        }
+        Err(error) => {
+            eprintln!("error: cannot write {}: {error}", path.display());
+            false
+        }
+    }
+}
+
+/// A progress bar on a terminal; one line per step otherwise (logs, CI).
+struct Progress {
+    terminal: bool,
+}
+
+impl Progress {
+    fn new() -> Self {
+        use std::io::IsTerminal;
+        Self {
+            terminal: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn show(&mut self, done: usize, total: usize, what: &str) {
+        let width = 30;
+        let filled = (done * width).checked_div(total).unwrap_or(width);
+        let bar = format!(
+            "[{}{}] {done}/{total}",
+            "#".repeat(filled),
+            " ".repeat(width - filled)
+        );
+        if self.terminal {
+            eprint!("\r\x1b[2K{bar} {what}");
+        } else {
+            eprintln!("{bar} {what}");
+        }
+    }
+
+    fn finish(&mut self) {
+        if self.terminal {
+            eprintln!();
+        }
+    }
+}
