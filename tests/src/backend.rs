@@ -46,6 +46,25 @@ impl Backend {
             }
         }
     }
+
+    /// Like [`Self::database_url`], but on PostgreSQL a database of the
+    /// test's own (the test database's name and `_{purpose}`), for a test
+    /// whose client uses the shared default lab.
+    pub async fn own_database_url(self, purpose: &str) -> String {
+        match self {
+            Self::Sqlite => self.database_url().await,
+            Self::Postgres => {
+                let shared = self.database_url().await;
+                let (before_query, query) = shared.split_once('?').unwrap_or((&shared, ""));
+                let mut url = format!("{before_query}_{purpose}");
+                if !query.is_empty() {
+                    url = format!("{url}?{query}");
+                }
+                create_postgres_database_if_missing(&url).await;
+                url
+            }
+        }
+    }
 }
 
 async fn create_postgres_database_if_missing(url: &str) {

@@ -112,6 +112,23 @@ pub async fn spawn_lab(backend: Backend, ui_dir: &Path) -> String {
     base
 }
 
+/// Like [`spawn_lab`], over the database at `database_url`.
+pub async fn spawn_lab_on(database_url: String, ui_dir: &Path) -> String {
+    let settings = launcher::Settings {
+        storage: lab_core::StorageArgs {
+            database_url,
+            ..Default::default()
+        },
+        ..lab_settings(ui_dir, Default::default(), Default::default())
+    };
+    let application = launcher::Application::build(&settings)
+        .await
+        .expect("the lab starts");
+    let base = format!("http://{}", application.local_addr());
+    tokio::spawn(application.run_until(std::future::pending()));
+    base
+}
+
 /// The whole lab on a random port over `backend`, bound but not yet serving
 /// (for a test that decides when it stops).
 pub async fn build_lab(backend: Backend, ui_dir: &Path) -> launcher::Application {
@@ -126,21 +143,34 @@ pub async fn build_lab_with(
     timeouts: lab_core::serve::Timeouts,
 ) -> launcher::Application {
     let settings = launcher::Settings {
-        addr: "127.0.0.1:0".parse().expect("a socket address"),
         storage: lab_core::StorageArgs {
             database_url: backend.database_url().await,
             ..Default::default()
         },
+        ..lab_settings(ui_dir, limits, timeouts)
+    };
+    launcher::Application::build(&settings)
+        .await
+        .expect("the lab starts")
+}
+
+/// The test lab's settings: a random port, the test teacher's token, and
+/// the default storage (which each caller replaces).
+fn lab_settings(
+    ui_dir: &Path,
+    limits: lab_core::limits::RoomLimits,
+    timeouts: lab_core::serve::Timeouts,
+) -> launcher::Settings {
+    launcher::Settings {
+        addr: "127.0.0.1:0".parse().expect("a socket address"),
+        storage: Default::default(),
         limits,
         timeouts,
         teacher: lab_core::TeacherArgs {
             teacher_token: Some(TEACHER_TOKEN.to_owned()),
         },
         ui_dir: ui_dir.to_owned(),
-    };
-    launcher::Application::build(&settings)
-        .await
-        .expect("the lab starts")
+    }
 }
 
 impl TestServer {

@@ -13,7 +13,7 @@ pub mod learner;
 pub mod steps;
 
 pub use backend::Backend;
-pub use client::{Attempt, TestServer, new_key, spawn_lab, spawn_server};
+pub use client::{Attempt, TestServer, new_key, spawn_lab, spawn_lab_on, spawn_server};
 pub use learner::{Learner, Role};
 pub use steps::StepStream;
 

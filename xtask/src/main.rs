@@ -87,10 +87,11 @@ fn test(root: &Path, lint: bool, long: bool) -> Result<()> {
     step(
         1,
         total,
-        "Checking the tools that build the page, and Chromium for the browser tests",
+        "Checking the tools that build the page, Chromium for the browser tests and Schemathesis for the contract tests",
     );
     tools::ensure_page_tools(root)?;
     tools::ensure_chromium()?;
+    let schemathesis = tools::ensure_schemathesis(root)?;
     step(
         2,
         total,
@@ -135,7 +136,8 @@ fn test(root: &Path, lint: bool, long: bool) -> Result<()> {
         .env("TEST_DATABASE_URL", &database_url)
         .env("LAB_UI_DIR", root.join("dist"))
         .env("CHROMEDRIVER", tools::CHROMEDRIVER)
-        .env("CHROMIUM", tools::CHROMIUM);
+        .env("CHROMIUM", tools::CHROMIUM)
+        .env("SCHEMATHESIS", &schemathesis);
     let tally = shell::run_tests(&mut cargo_test)?;
     // One closing line over all test binaries, so a reader (or CI) need not add them up.
     println!("\ntests: {} passed, {} failed", tally.passed, tally.failed);

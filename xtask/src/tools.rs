@@ -14,6 +14,8 @@ const TRUNK_VERSION: &str = "0.21.14";
 const WASM_BINDGEN_VERSION: &str = "0.2.130";
 /// npm's binaryen; Debian's (108) builds a page that fails to start.
 const BINARYEN_VERSION: &str = "132.0.0";
+/// Schemathesis from PyPI, which fuzzes the servers against their OpenAPI document.
+const SCHEMATHESIS_VERSION: &str = "4.32.5";
 /// Debian's Chromium, used by the browser tests.
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 /// Debian's chromedriver, matching [`CHROMIUM`].
@@ -168,6 +170,45 @@ pub fn ensure_chromium() -> Result<()> {
     }
     say("Installing Chromium and chromedriver from Debian (a few minutes, once)");
     apt_install(&["chromium", "chromium-driver"])
+}
+
+/// Schemathesis in a virtual environment of its own under `target/tools`;
+/// returns its `st` program, for the contract tests.
+pub fn ensure_schemathesis(root: &Path) -> Result<PathBuf> {
+    let venv = root.join("target/tools/schemathesis");
+    let st = venv.join("bin/st");
+    if command(&st)
+        .arg("--version")
+        .output_text()
+        .is_some_and(|v| v.contains(SCHEMATHESIS_VERSION))
+    {
+        say(&format!("schemathesis {SCHEMATHESIS_VERSION}: installed"));
+        return Ok(st);
+    }
+    if !on_path("python3") {
+        say("Installing Python 3 from Debian (needed for schemathesis)");
+        apt_install(&["python3", "python3-venv"])?;
+    }
+    say(&format!(
+        "Installing schemathesis {SCHEMATHESIS_VERSION} from PyPI into target/tools/schemathesis (a minute, once)"
+    ));
+    let make_venv = || {
+        command("python3")
+            .args(["-m", "venv", "--clear"])
+            .arg(&venv)
+            .checked()
+    };
+    if make_venv().is_err() {
+        // Debian's python3 keeps venv's pip bootstrap in a package of its own.
+        say("Python's venv module is missing: installing python3-venv from Debian");
+        apt_install(&["python3-venv"])?;
+        make_venv()?;
+    }
+    command(venv.join("bin/pip"))
+        .args(["install", "--quiet", "--disable-pip-version-check"])
+        .arg(format!("schemathesis=={SCHEMATHESIS_VERSION}"))
+        .checked()?;
+    Ok(st)
 }
 
 /// Installs Debian packages, as root or through sudo.

@@ -78,6 +78,33 @@ pub enum LabUse {
     Read,
 }
 
+/// The headers that name and open a lab, for the OpenAPI document (the
+/// teacher's `Authorization: Bearer` is its security scheme). Read by
+/// [`LabCredentials::from_headers`], checked by [`LabCredentials::open`].
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+#[allow(dead_code, reason = "describes headers for utoipa; never built")]
+pub struct CredentialHeaders {
+    /// Which lab: letters, digits, `-` and `_`. Left out, the public
+    /// `default` lab (or the lab the secret opens). Any other lab needs its
+    /// secret, or the teacher's token to read it.
+    #[param(
+        rename = "Lab-Id",
+        required = false,
+        pattern = "^[A-Za-z0-9_-]{1,64}$",
+        example = "default"
+    )]
+    lab_id: String,
+    /// The secret that opens a private lab (the page keeps it in the lab's
+    /// link); the lab's id is derived from it.
+    #[param(
+        rename = "Lab-Secret",
+        required = false,
+        pattern = "^[A-Za-z0-9_-]{16,128}$"
+    )]
+    lab_secret: String,
+}
+
 /// What a request offers to open a lab, from its headers (and, for a
 /// browser's `EventSource`, which cannot send headers, its query).
 #[derive(Debug, Default, Clone)]

@@ -17,6 +17,7 @@ pub mod fault;
 pub mod headers;
 pub mod limits;
 pub mod middleware;
+pub mod openapi;
 pub mod orders;
 pub mod request;
 pub mod routes;

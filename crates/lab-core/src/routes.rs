@@ -6,15 +6,15 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use lab_wire::Order;
 use lab_wire::headers::IDEMPOTENT_REPLAYED;
+use lab_wire::{NewOrder, Order, Problem};
 
 use crate::Db;
-use crate::access::{LabToChange, LabToRead};
+use crate::access::{CredentialHeaders, LabToChange, LabToRead};
 use crate::controls::DemoControls;
 use crate::error::{LabError, method_not_allowed, not_found};
 use crate::fault::Fault;
-use crate::request::OrderRequest;
+use crate::request::{OrderHeaders, OrderRequest};
 use crate::state::ServerState;
 use crate::step_stream::stream_steps;
 use crate::steps::Steps;
@@ -42,9 +42,30 @@ where
         .with_state(state)
 }
 
-/// Runs a server's order flow to the end (even if the client leaves, unless
+/// `POST /orders`: runs a server's order flow to the end (even if the client leaves, unless
 /// the request asked for `Lab-Cancellation: on-disconnect`), reporting how
 /// it ended, then applies the request's demo fault to the response.
+#[utoipa::path(
+    post,
+    path = "/orders",
+    operation_id = "create_order",
+    summary = "Place an order, once per Idempotency-Key",
+    description = "Each server checks the key its own way (see its `handler.rs`): the naive one looks first and inserts after, the safe and transactional ones let a UNIQUE constraint decide. A retry with the same key is answered with the first request's order, marked `Idempotent-Replayed: true`.",
+    params(OrderHeaders, CredentialHeaders),
+    request_body(content = NewOrder, content_type = "application/json"),
+    responses(
+        (status = 201, body = Order, headers(("Idempotent-Replayed" = String, description = "`true` when this is the saved answer of an earlier request with the same key")),
+            description = "The order: made by this request, or (replayed) by an earlier one with the same key"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "A missing or invalid Idempotency-Key, Lab-* header or body: the detail says which"),
+        (status = 403, body = Problem, content_type = "application/problem+json", description = "A private lab without its secret, a secret of another lab, or the teacher's read-only token"),
+        (status = 409, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "A request with this key is still in progress (retry later), or the lab holds all the orders it may"),
+        (status = 413, body = Problem, content_type = "application/problem+json", description = "The body is over 64 KiB"),
+        (status = 415, body = Problem, content_type = "application/problem+json", description = "The body is not sent as JSON"),
+        (status = 422, body = Problem, content_type = "application/problem+json", description = "Not a valid order, or a key already used for another order"),
+        (status = 429, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "The lab has as many requests or as much delay in progress as it may"),
+        (status = 503, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "No answer by the request deadline; the work goes on, so retry with the same key"),
+    ),
+)]
 pub async fn run_order_flow<F, W>(
     state: ServerState,
     request: OrderRequest,
@@ -93,7 +114,19 @@ where
 }
 
 /// `GET /orders`: this lab's orders, oldest first.
-async fn list_orders(
+#[utoipa::path(
+    get,
+    path = "/orders",
+    params(CredentialHeaders),
+    security((), ("teacher" = [])),
+    responses(
+        (status = 200, body = Vec<Order>, description = "The lab's orders on this server, oldest first"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "A Lab-* or Authorization header that is not valid"),
+        (status = 403, body = Problem, content_type = "application/problem+json", description = "A private lab without its secret, or a token that is not the teacher's"),
+        (status = 503, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "No answer by the request deadline"),
+    ),
+)]
+pub(crate) async fn list_orders(
     State(state): State<ServerState>,
     LabToRead(lab): LabToRead,
 ) -> Result<Json<Vec<Order>>, LabError> {
@@ -101,7 +134,18 @@ async fn list_orders(
 }
 
 /// `DELETE /orders`: forget this lab's orders and keys.
-async fn delete_orders(
+#[utoipa::path(
+    delete,
+    path = "/orders",
+    params(CredentialHeaders),
+    responses(
+        (status = 204, description = "The lab's orders and keys on this server are gone"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "A Lab-* or Authorization header that is not valid"),
+        (status = 403, body = Problem, content_type = "application/problem+json", description = "A private lab without its secret, or the teacher's read-only token"),
+        (status = 503, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "No answer by the request deadline"),
+    ),
+)]
+pub(crate) async fn delete_orders(
     State(state): State<ServerState>,
     LabToChange(lab): LabToChange,
 ) -> Result<Response, LabError> {

@@ -12,6 +12,7 @@ use crate::cleanup::spawn_cleanup;
 use crate::config::{StorageArgs, TeacherArgs};
 use crate::limits::{Room, RoomLimits};
 use crate::middleware::around_routes;
+use crate::openapi::{server_document, with_document};
 use crate::serve::{Timeouts, serve_with};
 use crate::server::OrderServer;
 use crate::steps::close_on;
@@ -91,7 +92,10 @@ pub async fn run_alone<S: OrderServer>(args: StandaloneArgs) -> Result<(), LabEr
     let steps = state.steps.clone();
     serve_with(
         listener,
-        around_routes(S::routes(state), args.timeouts),
+        around_routes(
+            with_document(S::routes(state), &server_document(S::NAME)),
+            args.timeouts,
+        ),
         args.timeouts,
         close_on(shutdown_signal(), vec![steps]),
     )

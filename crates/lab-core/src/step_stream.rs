@@ -15,22 +15,31 @@ use axum::response::IntoResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::routing::get;
 use futures::{Stream, StreamExt};
-use lab_wire::{LabId, STEPS_MISSED_EVENT, Step, StepsMissed};
+use lab_wire::{LabId, Problem, STEPS_MISSED_EVENT, Step, StepsMissed};
 use serde::Deserialize;
 use tokio::sync::{broadcast, watch};
 
 use crate::LabError;
-use crate::access::{LabCredentials, LabUse, TeacherToken};
+use crate::access::{CredentialHeaders, LabCredentials, LabUse, TeacherToken};
 use crate::limits::{Room, StreamAdmission};
 use crate::state::ServerState;
 use crate::steps::StepHub;
 
 /// The query of a `/steps` request: `?secret=SECRET` for a lab's own
 /// page, `?lab=ID&teacher=TOKEN` for the teacher, nothing for the default lab.
-#[derive(Debug, Deserialize)]
-struct StepsQuery {
+/// (A browser's `EventSource` sends no headers; `Lab-Id`, `Lab-Secret` and
+/// `Authorization` are read too, for clients that can.)
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct StepsQuery {
+    /// Which lab (as `Lab-Id`).
+    #[param(value_type = String, required = false, pattern = "^[A-Za-z0-9_-]{1,64}$")]
     lab: Option<String>,
+    /// The lab's secret (as `Lab-Secret`).
+    #[param(value_type = String, required = false, pattern = "^[A-Za-z0-9_-]{16,128}$")]
     secret: Option<String>,
+    /// The teacher's token, to watch any lab.
+    #[param(value_type = String, required = false)]
     teacher: Option<String>,
 }
 
@@ -63,8 +72,37 @@ where
     }
 }
 
+/// How a `/steps` request is refused, for the OpenAPI document.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code, reason = "describes answers for utoipa; never built")]
+enum StreamRefused {
+    /// A query or header that is not a valid lab id, secret or bearer token
+    #[response(status = 400, content_type = "application/problem+json")]
+    Invalid(Problem),
+    /// A private lab without its secret, or a token that is not the teacher's
+    #[response(status = 403, content_type = "application/problem+json")]
+    Private(Problem),
+    /// The lab has as many step streams open as it may
+    #[response(status = 429, content_type = "application/problem+json", headers(("Retry-After" = u64)))]
+    LabFull(Problem),
+    /// The server has as many step streams open as it may
+    #[response(status = 503, content_type = "application/problem+json", headers(("Retry-After" = u64)))]
+    ServerFull(Problem),
+}
+
 /// `GET /steps?secret=…`: this lab's steps on this server, as they happen
 /// (Server-Sent Events named `step`, each a JSON [`Step`]).
+#[utoipa::path(
+    get,
+    path = "/steps",
+    params(StepsQuery, CredentialHeaders),
+    security((), ("teacher" = [])),
+    responses(
+        (status = 200, content_type = "text/event-stream",
+            description = "Server-Sent Events until the client leaves: `step` events (each a JSON `Step`) and, for a listener that fell behind, a `missed` event (`StepsMissed`)"),
+        StreamRefused,
+    ),
+)]
 pub async fn stream_steps(
     State(state): State<ServerState>,
     LabInQuery(lab): LabInQuery,
@@ -96,7 +134,7 @@ pub fn combined_steps_route(
 /// The servers a combined stream merges, the limits on opening one, and
 /// whose token reads every lab.
 #[derive(Clone)]
-struct CombinedSteps {
+pub(crate) struct CombinedSteps {
     hubs: Arc<[(&'static str, StepHub)]>,
     room: Room,
     teacher: TeacherToken,
@@ -108,7 +146,20 @@ impl FromRef<CombinedSteps> for TeacherToken {
     }
 }
 
-async fn stream_combined_steps(
+/// `GET /steps?secret=…` for the lab's three servers together: events
+/// named `naive`, `safe` and `transactional`, each a JSON [`Step`].
+#[utoipa::path(
+    get,
+    path = "/steps",
+    params(StepsQuery, CredentialHeaders),
+    security((), ("teacher" = [])),
+    responses(
+        (status = 200, content_type = "text/event-stream",
+            description = "Server-Sent Events until the client leaves: events named after the server that took the step (`naive`, `safe`, `transactional`; each a JSON `Step`) and `missed` events (`StepsMissed`)"),
+        StreamRefused,
+    ),
+)]
+pub(crate) async fn stream_combined_steps(
     State(combined): State<CombinedSteps>,
     LabInQuery(lab): LabInQuery,
 ) -> Result<impl IntoResponse, LabError> {

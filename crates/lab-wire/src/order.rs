@@ -10,11 +10,57 @@ pub const MAX_AMOUNT_CENTS: i64 = 10_000_000;
 
 /// The JSON body of `POST /orders`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NewOrder {
-    /// What is being bought, 1–100 characters.
+    /// What is being bought, 1–100 characters, not only white space.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 100, pattern = r"\S", example = "coffee")
+    )]
     pub item: String,
     /// The price in cents, 1–10 000 000.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(minimum = 1, maximum = 10_000_000, example = 450)
+    )]
+    #[serde(deserialize_with = "whole_number")]
     pub amount_cents: i64,
+}
+
+/// A whole number, written `450` or `450.0`: JSON Schema (and so the
+/// OpenAPI document) counts both as the integer 450, so the servers do too.
+fn whole_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
+    struct WholeNumber;
+
+    impl serde::de::Visitor<'_> for WholeNumber {
+        type Value = i64;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a whole number of cents")
+        }
+
+        fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<i64, E> {
+            Ok(value)
+        }
+
+        fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<i64, E> {
+            i64::try_from(value)
+                .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(value), &self))
+        }
+
+        fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<i64, E> {
+            // Past ±2^63 a float has no fraction but is no i64 either.
+            let in_range = (-9.223_372_036_854_775e18..9.223_372_036_854_775e18).contains(&value);
+            if value.fract() == 0.0 && in_range {
+                #[allow(clippy::cast_possible_truncation, reason = "whole and in range")]
+                Ok(value as i64)
+            } else {
+                Err(E::invalid_value(serde::de::Unexpected::Float(value), &self))
+            }
+        }
+    }
+
+    deserializer.deserialize_any(WholeNumber)
 }
 
 /// Why a well-formed order body cannot be accepted.
@@ -50,6 +96,7 @@ impl NewOrder {
 
 /// An order as a server stored it: the body of a `201` and of `GET /orders`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Order {
     /// Assigned by the server when the order is created.
     pub id: Uuid,
@@ -100,6 +147,23 @@ mod tests {
             Err(InvalidOrder::AmountOutOfRange(MAX_AMOUNT_CENTS + 1))
         );
         assert_eq!(order("x", MAX_AMOUNT_CENTS).validate(), Ok(()));
+    }
+
+    #[test]
+    fn an_amount_written_with_a_zero_fraction_is_the_same_whole_number() {
+        let parse = |json: &str| serde_json::from_str::<NewOrder>(json).map(|o| o.amount_cents);
+        assert_eq!(
+            parse(r#"{"item":"tea","amount_cents":450.0}"#).unwrap(),
+            450
+        );
+        assert_eq!(
+            parse(r#"{"item":"tea","amount_cents":4.5e2}"#).unwrap(),
+            450
+        );
+        assert!(parse(r#"{"item":"tea","amount_cents":450.5}"#).is_err());
+        assert!(parse(r#"{"item":"tea","amount_cents":1e300}"#).is_err());
+        assert!(parse(r#"{"item":"tea","amount_cents":"450"}"#).is_err());
+        assert!(parse(r#"{"item":"tea","amount_cents":18446744073709551615}"#).is_err());
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub const PROBLEM_JSON: &str = "application/problem+json";
 
 /// An `application/problem+json` body.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Problem {
     /// A URI reference naming the kind of problem, e.g. `/problems/missing-idempotency-key`.
     #[serde(rename = "type")]
@@ -12,6 +13,7 @@ pub struct Problem {
     /// A short summary that is the same for every occurrence of this kind.
     pub title: String,
     /// The HTTP status code, repeated for clients that only keep the body.
+    #[cfg_attr(feature = "openapi", schema(minimum = 400, maximum = 599))]
     pub status: u16,
     /// What went wrong with this request, in plain words.
     pub detail: String,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// One step of one request, as a server took it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Step {
     /// Its place among every step this server reported: the diagram's row order.
     pub seq: u64,
@@ -26,6 +27,7 @@ pub const STEPS_MISSED_EVENT: &str = "missed";
 /// listener fell so far behind that some steps were dropped: what the page
 /// draws from the stream is incomplete from here on, and says so.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StepsMissed {
     /// The name of the events that lost steps (on the combined stream, the
     /// server's name; on one server's stream, `step`).
@@ -36,6 +38,7 @@ pub struct StepsMissed {
 
 /// What a request found when it looked its key up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum KeyFound {
     /// No live key: never used, or expired.
@@ -48,6 +51,7 @@ pub enum KeyFound {
 
 /// The kinds of step, in roughly the order a request takes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "step", rename_all = "kebab-case")]
 pub enum StepKind {
     /// The key was looked up (a read: it decides nothing on its own).

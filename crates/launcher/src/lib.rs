@@ -1,7 +1,7 @@
 //! The launcher: one address serving the naive server under `/api/naive`,
 //! the safe server under `/api/safe`, the transactional server under
-//! `/api/transactional`, all three servers' steps at `/api/steps`, and the
-//! built web page at `/`.
+//! `/api/transactional`, all three servers' steps at `/api/steps`, their
+//! OpenAPI document at `/api/openapi.json`, and the built web page at `/`.
 
 mod bench_command;
 pub mod cli;
@@ -15,6 +15,7 @@ use lab_core::cleanup::spawn_cleanup;
 use lab_core::error::not_found;
 use lab_core::limits::{Room, RoomLimits};
 use lab_core::middleware::around_routes;
+use lab_core::openapi::{lab_document, with_document};
 use lab_core::serve::{Timeouts, serve_with};
 use lab_core::standalone::{bind, shutdown_signal};
 use lab_core::step_stream::combined_steps_route;
@@ -70,8 +71,13 @@ pub fn app(
         .nest("/naive", NaiveServer::routes(naive))
         .nest("/safe", SafeServer::routes(safe))
         .nest("/transactional", TransactionalServer::routes(transactional))
-        .merge(combined_steps_route(hubs.clone(), room, teacher))
-        .fallback(not_found);
+        .merge(combined_steps_route(hubs.clone(), room, teacher));
+    let document = lab_document(&[
+        NaiveServer::NAME,
+        SafeServer::NAME,
+        TransactionalServer::NAME,
+    ]);
+    let api = with_document(api, &document).fallback(not_found);
     // Unknown page paths get the page itself, so a deep link still loads.
     let page = ServeDir::new(ui_dir).fallback(ServeFile::new(ui_dir.join("index.html")));
     let router = Router::new().nest("/api", api).fallback_service(page);

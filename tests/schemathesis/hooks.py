@@ -1,0 +1,43 @@
+"""Schemathesis hooks for the lab's quick contract run (tests/tests/contract.rs).
+
+They change a request just before it is sent, in every phase:
+
+- The two Lab-Fault values make a server hang up without answering. That is
+  the lab's demonstration of a lost response (the OpenAPI document says so),
+  and no tool can check a response that never comes, so they are dropped.
+- Valid delays are cut to at most 20 ms, so that a bounded run spends its
+  time on inputs rather than on waiting.
+- A valid Idempotency-Key gets a unique suffix. Reusing a key for another
+  body is refused with 422 on purpose (as the IETF Idempotency-Key draft
+  asks), and the generator repeats small keys; the reuse is tested by the
+  lab's own HTTP tests.
+
+Invalid values are left as generated: the servers must refuse them with a
+4xx problem, and the run checks that they do.
+"""
+
+import re
+import uuid
+
+import schemathesis
+
+HANGS_UP = {"drop-response", "crash-after-create"}
+LONGEST_DELAY_MS = 20
+VALID_KEY = re.compile(r'^(?!""$)(?:[!-~]{1,255}|"[!-~]{1,255}")$')
+
+
+@schemathesis.hook
+def before_call(ctx, case, **kwargs):
+    headers = case.headers
+    if not headers:
+        return
+    for name in list(headers):
+        value = str(headers[name])
+        lowered = name.lower()
+        if lowered == "lab-fault" and value.strip() in HANGS_UP:
+            del headers[name]
+        elif lowered == "lab-delay-ms" and value.isdigit() and int(value) <= 10_000:
+            headers[name] = str(int(value) % (LONGEST_DELAY_MS + 1))
+        elif lowered == "idempotency-key" and VALID_KEY.match(value):
+            unquoted = value[1:-1] if len(value) > 1 and value[0] == value[-1] == '"' else value
+            headers[name] = (unquoted[:200] + "-" + uuid.uuid4().hex)
