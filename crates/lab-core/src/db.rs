@@ -234,9 +234,13 @@ impl Db {
                 url: redact(url),
                 source,
             };
+            // No ping before each use (sqlx's default): it doubled the
+            // round trips of every statement. A connection that broke is
+            // dropped when its query fails; that request answers 500 once.
             let pool = PgPoolOptions::new()
                 .max_connections(STATEMENT_CONNECTIONS)
                 .acquire_timeout(Duration::from_secs(10))
+                .test_before_acquire(false)
                 .connect(url)
                 .await
                 .map_err(connect_error)?;
@@ -244,6 +248,7 @@ impl Db {
             let transactions = PgPoolOptions::new()
                 .max_connections(TRANSACTION_CONNECTIONS)
                 .acquire_timeout(Duration::from_secs(30))
+                .test_before_acquire(false)
                 .connect_lazy_with(pool.connect_options().as_ref().clone());
             return Ok(Self::Postgres(Postgres {
                 pool,
@@ -270,13 +275,17 @@ impl Db {
                 source,
             };
             // The writer first: it creates the file the readers open.
+            // No ping before each use, as on PostgreSQL: a file does not
+            // hang up, and the writer is the queue every write waits in.
             let writer = SqlitePoolOptions::new()
                 .max_connections(1)
+                .test_before_acquire(false)
                 .connect_with(options.clone())
                 .await
                 .map_err(connect_error)?;
             let readers = SqlitePoolOptions::new()
                 .max_connections(8)
+                .test_before_acquire(false)
                 .connect_with(options.create_if_missing(false).read_only(true))
                 .await
                 .map_err(connect_error)?;
