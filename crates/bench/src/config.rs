@@ -41,11 +41,25 @@ pub enum Target {
     /// The safe flow called directly: its SQL, no HTTP.
     #[serde(rename = "safe-sql")]
     SafeSql,
+    /// The transactional server over HTTP.
+    #[serde(rename = "transactional")]
+    Transactional,
+    /// The transactional flow called directly: the safe flow's statements
+    /// in one transaction, no HTTP (the raw row of `docs/benchmarks.md`).
+    #[serde(rename = "transactional-sql")]
+    TransactionalSql,
 }
 
 impl Target {
     /// Every target, in report order.
-    pub const ALL: [Self; 4] = [Self::Naive, Self::Safe, Self::NaiveSql, Self::SafeSql];
+    pub const ALL: [Self; 6] = [
+        Self::Naive,
+        Self::Safe,
+        Self::Transactional,
+        Self::NaiveSql,
+        Self::SafeSql,
+        Self::TransactionalSql,
+    ];
 
     /// The name used in tables and files.
     pub fn name(self) -> &'static str {
@@ -54,8 +68,38 @@ impl Target {
             Self::Safe => "safe",
             Self::NaiveSql => "naive-sql",
             Self::SafeSql => "safe-sql",
+            Self::Transactional => "transactional",
+            Self::TransactionalSql => "transactional-sql",
         }
     }
+
+    /// The server this target measures, over HTTP or called directly.
+    pub fn server(self) -> Server {
+        match self {
+            Self::Naive | Self::NaiveSql => Server::Naive,
+            Self::Safe | Self::SafeSql => Server::Safe,
+            Self::Transactional | Self::TransactionalSql => Server::Transactional,
+        }
+    }
+
+    /// Whether the target calls the flow directly, with no HTTP.
+    pub fn is_direct(self) -> bool {
+        matches!(
+            self,
+            Self::NaiveSql | Self::SafeSql | Self::TransactionalSql
+        )
+    }
+}
+
+/// The lab's three servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Server {
+    /// Check, then insert.
+    Naive,
+    /// Claim, act, answer: three statements.
+    Safe,
+    /// Claim, act, answer: one transaction.
+    Transactional,
 }
 
 /// The traffic.
@@ -118,7 +162,7 @@ pub const PEER_STORAGE: &str = "peer";
 pub struct CellResult {
     /// `sqlite`, `postgres`, or [`PEER_STORAGE`].
     pub storage: &'static str,
-    /// `naive`, `safe`, `naive-sql`, `safe-sql`, or a peer's name.
+    /// A [`Target::name`], or a peer's name.
     pub target: &'static str,
     /// `unique` or `dup×k`.
     pub workload: String,

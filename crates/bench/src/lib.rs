@@ -1,21 +1,23 @@
 //! The benchmark: requests per second, latency percentiles and the orders
-//! left behind, for the naive and the safe server on SQLite and on
-//! PostgreSQL, next to a baseline that runs the same flow (the same SQL
-//! statements) with no HTTP in between. Everything runs in one process so
+//! left behind, for the lab's three servers on SQLite and on PostgreSQL,
+//! next to a baseline that runs the same flow (the same SQL statements)
+//! with no HTTP in between. Everything runs in one process so
 //! the numbers are comparable as ratios. `--room` measures instead how an
 //! ordinary order fares while another lab loads the server.
 
 mod config;
+mod goals;
 mod load;
 mod report;
 mod room;
 mod stats;
 
 pub use config::{
-    BenchConfig, BenchError, CellResult, PEER_STORAGE, Peer, Storage, Target, Workload,
+    BenchConfig, BenchError, CellResult, PEER_STORAGE, Peer, Server, Storage, Target, Workload,
 };
+pub use goals::{Goal, evaluate_goals};
 use load::Endpoint;
-pub use report::{Goal, evaluate_goals, to_csv, to_table};
+pub use report::{to_csv, to_table};
 pub use room::{RoomResult, measure_room, to_room_table};
 pub use stats::Latencies;
 

@@ -10,9 +10,10 @@ use lab_wire::{IdempotencyKey, LabId, LabSecret, NewOrder};
 use naive_server::NaiveServer;
 use safe_server::SafeServer;
 use tokio::task::JoinHandle;
+use transactional_server::TransactionalServer;
 
 use crate::config::{
-    BenchError, CellResult, PEER_STORAGE, Peer, REQUEST_TIMEOUT, Storage, Target, Workload,
+    BenchError, CellResult, PEER_STORAGE, Peer, REQUEST_TIMEOUT, Server, Storage, Target, Workload,
 };
 use crate::stats::Latencies;
 
@@ -47,13 +48,14 @@ pub(crate) fn remove_sqlite_file(file: &std::path::Path) {
     }
 }
 
-/// Both servers, running over one storage.
+/// The three servers, running over one storage.
 pub struct Bench {
     storage: &'static str,
     db: Db,
     http: reqwest::Client,
     naive_url: String,
     safe_url: String,
+    transactional_url: String,
     servers: Vec<JoinHandle<()>>,
     sqlite_file: Option<PathBuf>,
 }
@@ -68,13 +70,14 @@ struct Sample {
 }
 
 impl Bench {
-    /// Opens the storage, applies both servers' migrations and starts them on loopback.
+    /// Opens the storage, applies the servers' migrations and starts them on loopback.
     pub async fn start(storage: &Storage) -> Result<Self, BenchError> {
         let name = storage.name();
         let (db, sqlite_file) = open_storage(storage).await?;
         let prepare = async {
             NaiveServer::migrate(&db).await?;
-            SafeServer::migrate(&db).await
+            SafeServer::migrate(&db).await?;
+            TransactionalServer::migrate(&db).await
         };
         prepare.await.map_err(|source| BenchError::Storage {
             storage: name,
@@ -82,6 +85,7 @@ impl Bench {
         })?;
         let (naive_url, naive) = spawn::<NaiveServer>(&db).await?;
         let (safe_url, safe) = spawn::<SafeServer>(&db).await?;
+        let (transactional_url, transactional) = spawn::<TransactionalServer>(&db).await?;
         let http = reqwest::Client::builder()
             .timeout(REQUEST_TIMEOUT)
             .pool_max_idle_per_host(64)
@@ -93,7 +97,8 @@ impl Bench {
             http,
             naive_url,
             safe_url,
-            servers: vec![naive, safe],
+            transactional_url,
+            servers: vec![naive, safe, transactional],
             sqlite_file,
         })
     }
@@ -226,9 +231,10 @@ impl Bench {
     }
 
     fn url(&self, target: Target) -> String {
-        match target {
-            Target::Naive | Target::NaiveSql => self.naive_url.clone(),
-            Target::Safe | Target::SafeSql => self.safe_url.clone(),
+        match target.server() {
+            Server::Naive => self.naive_url.clone(),
+            Server::Safe => self.safe_url.clone(),
+            Server::Transactional => self.transactional_url.clone(),
         }
     }
 
@@ -238,9 +244,10 @@ impl Bench {
         target: Target,
         lab: &LabId,
     ) -> Result<(usize, usize), BenchError> {
-        let tables = match target {
-            Target::Naive | Target::NaiveSql => &NaiveServer::STORAGE.order_tables,
-            Target::Safe | Target::SafeSql => &SafeServer::STORAGE.order_tables,
+        let tables = match target.server() {
+            Server::Naive => &NaiveServer::STORAGE.order_tables,
+            Server::Safe => &SafeServer::STORAGE.order_tables,
+            Server::Transactional => &TransactionalServer::STORAGE.order_tables,
         };
         let orders = tables
             .list_orders(&self.db, lab)
@@ -278,15 +285,17 @@ struct Sender {
 impl Sender {
     /// Places the order with `key`; returns the status (0 when nothing came back).
     async fn send(&self, key: &str, lab: &LabSecret) -> u16 {
-        match self.target {
-            None | Some(Target::Naive | Target::Safe) => self.over_http(key, lab).await,
-            Some(Target::NaiveSql) => answer_status(
-                NaiveServer::place_order(self.db.clone(), request(key, lab), Steps::off()).await,
-            ),
-            Some(Target::SafeSql) => answer_status(
-                SafeServer::place_order(self.db.clone(), request(key, lab), Steps::off()).await,
-            ),
-        }
+        let Some(target) = self.target.filter(|t| t.is_direct()) else {
+            return self.over_http(key, lab).await;
+        };
+        let (db, request) = (self.db.clone(), request(key, lab));
+        answer_status(match target.server() {
+            Server::Naive => NaiveServer::place_order(db, request, Steps::off()).await,
+            Server::Safe => SafeServer::place_order(db, request, Steps::off()).await,
+            Server::Transactional => {
+                TransactionalServer::place_order(db, request, Steps::off()).await
+            }
+        })
     }
 
     async fn over_http(&self, key: &str, lab: &LabSecret) -> u16 {

@@ -1,8 +1,12 @@
-//! The benchmark's results as a table, as CSV, and against its goals.
+//! The benchmark's results as a table and as CSV (the goals are in `goals.rs`).
 
-use crate::config::{CellResult, PEER_STORAGE};
+use crate::config::CellResult;
 
-fn find<'a>(results: &'a [CellResult], like: &CellResult, target: &str) -> Option<&'a CellResult> {
+pub(crate) fn find<'a>(
+    results: &'a [CellResult],
+    like: &CellResult,
+    target: &str,
+) -> Option<&'a CellResult> {
     results.iter().find(|r| {
         r.storage == like.storage
             && r.workload == like.workload
@@ -11,11 +15,11 @@ fn find<'a>(results: &'a [CellResult], like: &CellResult, target: &str) -> Optio
     })
 }
 
-fn ratio(a: Option<&CellResult>, b: Option<&CellResult>) -> Option<f64> {
+pub(crate) fn ratio(a: Option<&CellResult>, b: Option<&CellResult>) -> Option<f64> {
     Some(a?.requests_per_second / b?.requests_per_second.max(f64::MIN_POSITIVE))
 }
 
-fn show_count(value: Option<usize>) -> String {
+pub(crate) fn show_count(value: Option<usize>) -> String {
     value.map_or_else(|| "—".to_owned(), |v| v.to_string())
 }
 
@@ -23,22 +27,24 @@ fn show_ratio(value: Option<f64>) -> String {
     value.map_or_else(|| "—".to_owned(), |v| format!("{v:.2}×"))
 }
 
-/// The results as a Markdown table, one row per cell, with ratios:
-/// `safe ÷ naive` for the safe rows and `server ÷ its SQL` for the HTTP rows.
+/// The results as a Markdown table, one row per cell, with ratios: each
+/// safe design over the naive row beside it, and each server over its
+/// own no-HTTP row.
 pub fn to_table(results: &[CellResult]) -> String {
     let mut table = String::from(
-        "| storage | workload | in flight | target | req/s | safe ÷ naive | HTTP ÷ SQL | p50 ms | p90 ms | p99 ms | max ms | 201 | 409 | errors | keys | orders | duplicates |\n\
+        "| storage | workload | in flight | target | req/s | ÷ naive | HTTP ÷ SQL | p50 ms | p90 ms | p99 ms | max ms | 201 | 409 | errors | keys | orders | duplicates |\n\
          |---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in results {
         let versus_naive = match r.target {
-            "safe" => ratio(Some(r), find(results, r, "naive")),
-            "safe-sql" => ratio(Some(r), find(results, r, "naive-sql")),
+            "safe" | "transactional" => ratio(Some(r), find(results, r, "naive")),
+            "safe-sql" | "transactional-sql" => ratio(Some(r), find(results, r, "naive-sql")),
             _ => None,
         };
         let versus_sql = match r.target {
-            "naive" => ratio(Some(r), find(results, r, "naive-sql")),
-            "safe" => ratio(Some(r), find(results, r, "safe-sql")),
+            "naive" | "safe" | "transactional" => {
+                ratio(Some(r), find(results, r, &format!("{}-sql", r.target)))
+            }
             _ => None,
         };
         let l = &r.latency_ms;
@@ -96,198 +102,12 @@ pub fn to_csv(results: &[CellResult]) -> String {
     csv
 }
 
-/// One performance goal and whether this run met it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Goal {
-    /// The goal, in words.
-    pub goal: &'static str,
-    /// `met`, `missed`, or `not measured` (the run had no cell for it).
-    pub status: &'static str,
-    /// The numbers behind the status.
-    pub detail: String,
-}
-
-fn goal(goal: &'static str, checks: Vec<(bool, String)>) -> Goal {
-    let status = if checks.is_empty() {
-        "not measured"
-    } else if checks.iter().all(|(ok, _)| *ok) {
-        "met"
-    } else {
-        "missed"
-    };
-    let detail = checks
-        .into_iter()
-        .map(|(_, text)| text)
-        .collect::<Vec<_>>()
-        .join("; ");
-    Goal {
-        goal,
-        status,
-        detail,
-    }
-}
-
-/// Checks the results against the project's performance goals.
-pub fn evaluate_goals(results: &[CellResult]) -> Vec<Goal> {
-    let unique = |r: &&CellResult| r.workload == "unique";
-    let cost = results
-        .iter()
-        .filter(unique)
-        .filter(|r| r.target == "safe")
-        .filter_map(|safe| {
-            let value = ratio(Some(safe), find(results, safe, "naive"))?;
-            Some((
-                value >= 0.9,
-                format!("{} ×{}: {value:.2}", safe.storage, safe.concurrency),
-            ))
-        })
-        .collect();
-    let near_sql = results
-        .iter()
-        .filter(unique)
-        .filter(|r| {
-            r.storage == "postgres"
-                && r.concurrency == 16
-                && (r.target == "naive" || r.target == "safe")
-        })
-        .filter_map(|server| {
-            let value = ratio(
-                Some(server),
-                find(results, server, &format!("{}-sql", server.target)),
-            )?;
-            Some((
-                value >= 0.6,
-                format!("{}: {:.0}%", server.target, value * 100.0),
-            ))
-        })
-        .collect();
-    let tail = results
-        .iter()
-        .filter(unique)
-        .filter(|r| r.concurrency == 16 && (r.target == "naive" || r.target == "safe"))
-        .map(|r| {
-            let l = &r.latency_ms;
-            (
-                l.p99 <= 3.0 * l.p50,
-                format!(
-                    "{} {}: p99 {:.2} ms = {:.1} × p50",
-                    r.target,
-                    r.storage,
-                    l.p99,
-                    l.p99 / l.p50.max(1e-9)
-                ),
-            )
-        })
-        .collect();
-    let safe_duplicate_cells: Vec<&CellResult> = results
-        .iter()
-        .filter(|r| {
-            r.workload != "unique" && r.storage != PEER_STORAGE && r.target.starts_with("safe")
-        })
-        .collect();
-    let mut duplicates: Vec<(bool, String)> = safe_duplicate_cells
-        .iter()
-        .filter(|r| r.duplicates != Some(0) || r.orders != Some(r.keys))
-        .map(|r| {
-            (
-                false,
-                format!(
-                    "{} {} ×{}: {} orders for {} keys",
-                    r.target,
-                    r.storage,
-                    r.concurrency,
-                    show_count(r.orders),
-                    r.keys
-                ),
-            )
-        })
-        .collect();
-    if duplicates.is_empty() && !safe_duplicate_cells.is_empty() {
-        duplicates.push((
-            true,
-            format!(
-                "one order per key in all {} safe cells",
-                safe_duplicate_cells.len()
-            ),
-        ));
-    }
-    let naive_extra: Vec<String> = results
-        .iter()
-        .filter(|r| {
-            r.workload != "unique"
-                && r.storage != PEER_STORAGE
-                && r.target.starts_with("naive")
-                && r.duplicates.is_some_and(|extra| extra > 0)
-        })
-        .map(|r| {
-            format!(
-                "{} {} ×{}: {} for {} keys",
-                r.target,
-                r.storage,
-                r.concurrency,
-                show_count(r.duplicates),
-                r.keys
-            )
-        })
-        .collect();
-    if !duplicates.is_empty() {
-        let naive = if naive_extra.is_empty() {
-            "none".to_owned()
-        } else {
-            naive_extra.join(", ")
-        };
-        duplicates.push((true, format!("naive duplicates: {naive}")));
-    }
-    // Each peer against the lab's safe server on PostgreSQL, at the same
-    // workload and level in flight (the peers the project measures, the
-    // article's handlers, run on PostgreSQL).
-    let versus_peers = results
-        .iter()
-        .filter(|r| r.storage == PEER_STORAGE && r.concurrency == 16)
-        .filter_map(|peer| {
-            let safe = results.iter().find(|r| {
-                r.storage == "postgres"
-                    && r.target == "safe"
-                    && r.workload == peer.workload
-                    && r.concurrency == peer.concurrency
-            })?;
-            let value = ratio(Some(safe), Some(peer))?;
-            Some((
-                value >= 3.0,
-                format!("{} {}: {value:.2}×", peer.target, peer.workload),
-            ))
-        })
-        .collect();
-    vec![
-        goal(
-            "the safe server's unique-key throughput is at least 0.9 × the naive server's",
-            cost,
-        ),
-        goal(
-            "each server reaches at least 60% of its no-HTTP baseline at 16 in flight on PostgreSQL",
-            near_sql,
-        ),
-        goal(
-            "p99 latency for unique keys at 16 in flight stays within 3 × p50",
-            tail,
-        ),
-        goal(
-            "under duplicate-heavy load the safe flows create exactly one order per key (naive's count shown)",
-            duplicates,
-        ),
-        goal(
-            "the safe server on PostgreSQL does at least 3 × each peer's req/s at 16 in flight",
-            versus_peers,
-        ),
-    ]
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::Latencies;
 
-    fn cell(
+    pub(crate) fn cell(
         target: &'static str,
         workload: &str,
         concurrency: usize,
@@ -314,74 +134,6 @@ mod tests {
             orders: Some(orders),
             duplicates: Some(orders.saturating_sub(25)),
         }
-    }
-
-    #[test]
-    fn goals_are_met_or_missed_from_the_numbers() {
-        let results = vec![
-            cell("naive", "unique", 16, 1000.0, 100),
-            cell("safe", "unique", 16, 950.0, 100),
-            cell("naive-sql", "unique", 16, 1500.0, 100),
-            cell("safe-sql", "unique", 16, 2000.0, 100),
-            cell("naive", "dup×4", 16, 1000.0, 40),
-            cell("safe", "dup×4", 16, 1000.0, 25),
-        ];
-        let goals = evaluate_goals(&results);
-        assert_eq!(goals[0].status, "met", "{:?}", goals[0]);
-        assert_eq!(
-            goals[1].status, "missed",
-            "safe is at 47.5% of its SQL: {:?}",
-            goals[1]
-        );
-        assert!(goals[1].detail.contains("safe: 48%"), "{:?}", goals[1]);
-        assert_eq!(goals[2].status, "met");
-        assert_eq!(
-            goals[3].status, "met",
-            "naive duplicates are reported, not a miss: {:?}",
-            goals[3]
-        );
-        assert!(
-            goals[3]
-                .detail
-                .contains("one order per key in all 1 safe cells"),
-            "{:?}",
-            goals[3]
-        );
-        assert!(
-            goals[3]
-                .detail
-                .contains("naive postgres ×16: 15 for 25 keys"),
-            "{:?}",
-            goals[3]
-        );
-    }
-
-    #[test]
-    fn a_peer_is_compared_with_the_safe_server_and_its_orders_are_not_claimed() {
-        let mut peer = cell("express-safe", "unique", 16, 400.0, 0);
-        peer.storage = PEER_STORAGE;
-        (peer.orders, peer.duplicates) = (None, None);
-        let results = vec![cell("safe", "unique", 16, 1000.0, 100), peer];
-        let goals = evaluate_goals(&results);
-        let versus = goals.last().unwrap();
-        assert_eq!(versus.status, "missed", "2.5× is short of 3×: {versus:?}");
-        assert!(
-            versus.detail.contains("express-safe unique: 2.50×"),
-            "{versus:?}"
-        );
-        let table = to_table(&results);
-        assert!(
-            table.contains("| peer | unique | 16 | express-safe | 400 | — | — |"),
-            "{table}"
-        );
-        assert!(table.trim_end().ends_with("| 25 | — | — |"), "{table}");
-        assert!(to_csv(&results).trim_end().ends_with(",25,,"));
-    }
-
-    #[test]
-    fn a_run_without_postgres_cells_does_not_claim_the_postgres_goal() {
-        let goals = evaluate_goals(&[cell("naive", "unique", 1, 10.0, 1)]);
-        assert_eq!(goals[1].status, "not measured");
     }
 
     #[test]

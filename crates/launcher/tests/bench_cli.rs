@@ -54,8 +54,8 @@ fn a_quick_bench_counts_orders_and_shows_naive_duplicates_on_both_storages() {
     let all = report["results"].as_array().unwrap();
     assert_eq!(
         all.len(),
-        2 * 2 * 2 * 4,
-        "2 storages × 2 workloads × 2 levels × 4 targets"
+        2 * 2 * 2 * 6,
+        "2 storages × 2 workloads × 2 levels × 6 targets"
     );
     assert_eq!(
         std::fs::read_to_string(&csv_file).unwrap().lines().count(),
@@ -83,11 +83,15 @@ fn a_quick_bench_counts_orders_and_shows_naive_duplicates_on_both_storages() {
         );
         assert_eq!(number(cell, "duplicates"), 0, "{cell}");
     }
-    for cell in cells(&report, "dup×4", "safe") {
+    let safe_designs = [
+        cells(&report, "dup×4", "safe"),
+        cells(&report, "dup×4", "transactional"),
+    ];
+    for cell in safe_designs.concat() {
         assert_eq!(
             number(cell, "orders"),
             number(cell, "keys"),
-            "safe: one order per key: {cell}"
+            "safe designs: one order per key: {cell}"
         );
         assert_eq!(number(cell, "duplicates"), 0, "{cell}");
     }
@@ -185,8 +189,8 @@ async fn a_peer_is_measured_in_the_same_rounds_and_one_that_does_not_answer_coun
     let all = report["results"].as_array().unwrap();
     assert_eq!(
         all.len(),
-        2 * 2 * (4 + 2),
-        "2 workloads × 2 levels × (4 targets + 2 peers)"
+        2 * 2 * (6 + 2),
+        "2 workloads × 2 levels × (6 targets + 2 peers)"
     );
 
     let peer_cells =
