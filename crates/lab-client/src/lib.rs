@@ -4,6 +4,7 @@
 //! browser dependency, so all of it is unit-tested natively.
 
 pub mod design;
+pub mod diagram;
 pub mod display;
 pub mod form;
 pub mod grouping;

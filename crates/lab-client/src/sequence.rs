@@ -117,7 +117,7 @@ pub fn describe(kind: &StepKind, locale: Locale) -> String {
     }
 }
 
-fn tone(kind: &StepKind) -> &'static str {
+pub(crate) fn tone(kind: &StepKind) -> &'static str {
     match kind {
         StepKind::KeyLookedUp {
             found: KeyFound::Nothing,
