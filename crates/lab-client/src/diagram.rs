@@ -26,11 +26,11 @@ pub const CLIENT_TO_SERVER: f64 = 96.0;
 /// From the server's lifeline to the database's: the statements' labels sit here.
 pub const SERVER_TO_DATABASE: f64 = 260.0;
 /// Where the first event sits (the headings are above it).
-pub const TOP: f64 = 48.0;
+pub const TOP: f64 = 44.0;
 /// Room below the last event.
 pub const BOTTOM: f64 = 16.0;
 /// The least room an event takes, so labels never overlap.
-pub const ROW: f64 = 17.0;
+pub const ROW: f64 = 15.0;
 /// Pixels per millisecond where time is drawn to scale.
 pub const PX_PER_MS: f64 = 0.8;
 /// A wait that would take more room than this is folded (see [`Scale::Folded`]).
@@ -160,7 +160,8 @@ impl Diagram {
             .map(|(index, (_, key))| Lifeline {
                 role: Role::Request,
                 label: td_string!(locale, pane.lane, number = index + 1),
-                note: td_string!(locale, pane.lane_key, key = short_key(key)),
+                // The key alone: "key …" would not fit between two lanes.
+                note: short_key(key).to_owned(),
                 x: MARGIN + index as f64 * LANE_GAP,
             })
             .collect();
@@ -278,9 +279,13 @@ fn place(events: &mut [Event], scale: Scale) -> Vec<Fold> {
     };
     let mut folds = Vec::new();
     let mut y = TOP;
-    let mut previous_ms: Option<f64> = None;
-    for event in events.iter_mut() {
-        if let Some(previous) = previous_ms {
+    let mut previous: Option<(f64, bool)> = None;
+    for index in 0..events.len() {
+        let continues = index > 0 && continues_arrival(&events[index - 1], &events[index]);
+        let event = &mut events[index];
+        if continues {
+            // The same row: request → server → database reads as one line.
+        } else if let Some((previous, _)) = previous {
             let waited = event.at_ms - previous;
             let wanted = waited * px_per_ms;
             y += if scale == Scale::Folded && wanted > LONGEST_GAP {
@@ -294,9 +299,21 @@ fn place(events: &mut [Event], scale: Scale) -> Vec<Fold> {
             };
         }
         event.y = y;
-        previous_ms = Some(event.at_ms);
+        previous = Some((event.at_ms, continues));
     }
     folds
+}
+
+/// Whether `next` is the first statement of the request whose arrival is
+/// `arrival`: it starts where the arrival ends (the server) and goes on
+/// away from the request (to the database), so both fit on one row and a
+/// run's picture is a row shorter per request.
+fn continues_arrival(arrival: &Event, next: &Event) -> bool {
+    arrival.step.is_none()
+        && next.request == arrival.request
+        && next.from == arrival.to
+        && next.to != next.from
+        && next.to != arrival.from
 }
 
 /// Every moment at which something happens in any of `diagrams`, in order:
@@ -310,6 +327,8 @@ pub fn moments<'a>(diagrams: impl IntoIterator<Item = &'a Diagram>) -> Vec<f64> 
     times.dedup();
     times
 }
+
+pub mod svg;
 
 #[cfg(test)]
 mod tests;

@@ -9,6 +9,7 @@ pub mod display;
 pub mod form;
 pub mod grouping;
 pub mod outcome;
+pub mod playback;
 pub mod policy;
 pub mod presets;
 pub mod sequence;

@@ -59,7 +59,7 @@ fn each_request_gets_a_lifeline_left_of_the_server_and_the_database() {
     );
     let xs: Vec<f64> = diagram.lifelines.iter().map(|line| line.x).collect();
     assert!(xs.windows(2).all(|pair| pair[0] < pair[1]), "{xs:?}");
-    assert_eq!(diagram.lifelines[0].note, "key 7abcdef0");
+    assert_eq!(diagram.lifelines[0].note, "7abcdef0");
     assert_eq!(diagram.width, xs[3] + MARGIN);
 
     let chinese = Diagram::of(&naive_race(), 1_000_000, Scale::Folded, Locale::zh_CN);
@@ -108,7 +108,15 @@ fn the_naive_race_shows_both_lookups_above_the_first_insert() {
         .collect();
     assert_eq!(answers, [(server, 0), (server, 1)]);
     let ys: Vec<f64> = diagram.events.iter().map(|e| e.y).collect();
-    assert!(ys.windows(2).all(|pair| pair[0] < pair[1]), "{ys:?}");
+    assert!(ys.windows(2).all(|pair| pair[0] <= pair[1]), "{ys:?}");
+    // Each arrival and its request's first statement share a row; nothing else does.
+    let shared: Vec<(Option<StepKind>, Option<StepKind>)> = diagram
+        .events
+        .windows(2)
+        .filter(|pair| pair[0].y == pair[1].y)
+        .map(|pair| (pair[0].step, pair[1].step))
+        .collect();
+    assert_eq!(shared, [(None, Some(NOTHING)), (None, Some(NOTHING))]);
 }
 
 #[test]
@@ -152,9 +160,9 @@ fn short_waits_are_drawn_to_scale_and_long_ones_folded() {
             .unwrap()
             .y
     };
-    // 1 ms apart: the second request's arrival and its look-up take the
-    // least room a row takes, each.
-    assert_eq!(y_of(1.0) - y_of(0.0), 2.0 * ROW);
+    // 1 ms apart: the second request's arrival and look-up (one row) take
+    // the least room a row takes.
+    assert_eq!(y_of(1.0) - y_of(0.0), ROW);
     // 299 ms of slow payment would take 239 px: folded, and the fold says how long it was.
     assert_eq!(y_of(302.0) - y_of(3.0), FOLDED_GAP);
     assert_eq!(diagram.folds.len(), 1);
