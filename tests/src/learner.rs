@@ -4,14 +4,14 @@
 //! Where a name will be translated, [`Learner::by_id`] is the hook that
 //! stays the same in every language.
 
-use std::path::PathBuf;
-
 use fantoccini::elements::Element;
 use fantoccini::wd::WebDriverCompatibleCommand;
 use fantoccini::{Client, Locator};
 
 use crate::browser::{Chromedriver, eventually, open_browser, start_chromedriver, ui_dir};
 use crate::{Backend, spawn_lab};
+
+pub mod picture;
 
 /// The ARIA roles the tests look for, and the elements that may carry each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,9 +188,28 @@ impl Learner {
         }
     }
 
-    /// The button named `text`.
+    /// The button named `text`; one inside the folded "Set up your own
+    /// experiment" section is reached by unfolding it first, as a learner does.
     pub async fn button(&self, text: &str) -> Element {
+        if let Some(button) = self.find(Role::Button, text).await
+            && button.is_displayed().await.unwrap_or(false)
+        {
+            return button;
+        }
+        self.open_setup().await;
         self.by_role(Role::Button, text).await
+    }
+
+    /// Unfolds "Set up your own experiment" (the free lab's controls) if it is folded.
+    pub async fn open_setup(&self) {
+        let setup = self.by_id("setup").await;
+        if setup.prop("open").await.expect("open").as_deref() != Some("true") {
+            self.by_id("setup-toggle")
+                .await
+                .click()
+                .await
+                .expect("unfold the setup");
+        }
     }
 
     /// Clicks a button and waits until the page says the run is done.
@@ -223,6 +242,7 @@ impl Learner {
     /// The form control (checkbox, number, text field or selector) whose
     /// accessible name is `label`, and the `<label>` that names it.
     pub async fn control(&self, label: &str) -> (Element, Element) {
+        self.open_setup().await;
         let mut control = None;
         for role in [
             Role::Checkbox,
@@ -331,6 +351,7 @@ impl Learner {
     /// A pane's sequence diagram, row by row: the lane (column) of the
     /// step and its text.
     pub async fn diagram_rows(&self, pane: &str) -> Vec<(usize, String)> {
+        self.show_steps_as_table().await;
         let mut rows = Vec::new();
         let pane = self.pane(pane).await;
         for row in pane
@@ -347,25 +368,6 @@ impl Learner {
             }
         }
         rows
-    }
-
-    pub async fn save_screenshot(&self, name: &str) {
-        // Wide and tall enough for the controls and both panes side by side.
-        self.browser
-            .set_window_size(1400, 2300)
-            .await
-            .expect("resize the window");
-        let png = self.browser.screenshot().await.expect("a screenshot");
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut folders = vec![root.join("target/screenshots")];
-        // The README shows docs/; refresh it with UPDATE_SCREENSHOTS=1 when the page changes.
-        if std::env::var_os("UPDATE_SCREENSHOTS").is_some() {
-            folders.push(root.join("docs"));
-        }
-        for folder in folders {
-            std::fs::create_dir_all(&folder).expect("create the screenshot folder");
-            std::fs::write(folder.join(name), &png).expect("save the screenshot");
-        }
     }
 }
 

@@ -27,7 +27,9 @@ async fn texts_of(learner: &Learner, css: &str) -> Vec<String> {
 /// The button's text, once the page shows `expected` on it.
 async fn wait_for_button_text(learner: &Learner, id: &str, expected: &str) {
     let shown = eventually(async || {
-        let text = learner.by_id(id).await.text().await.ok()?;
+        // Its words whether or not it is shown now ("Place order" sits in
+        // the folded "Set up your own experiment").
+        let text = learner.by_id(id).await.prop("textContent").await.ok()??;
         (text == expected).then_some(text)
     })
     .await;
@@ -98,8 +100,14 @@ async fn in_chinese_every_scenario_reads_in_chinese_and_no_english_word_is_left(
                 assert!(has_chinese(verdict), "{scenario}: the verdict {verdict:?}");
             }
             assert_eq!(
-                learner.by_id("place-order").await.text().await.unwrap(),
-                "下单"
+                learner
+                    .by_id("place-order")
+                    .await
+                    .prop("textContent")
+                    .await
+                    .unwrap()
+                    .as_deref(),
+                Some("下单")
             );
 
             // The lab's id and link are names, not words.

@@ -16,6 +16,8 @@ use crate::fields::{DesignField, FormFieldView, TextField};
 use crate::lab_id::{current_lab, reload_when_the_lab_in_the_link_changes};
 use crate::language::{LanguageField, choose_at_start};
 use crate::pane::PaneView;
+use crate::playback::{DiagramOptions, Playback, PlaybackBar};
+use crate::run_axis::RunAxis;
 use crate::runner::{RunContext, now_ms, run_purchase};
 use crate::state::{Controls, Pane};
 use crate::status::Status;
@@ -68,12 +70,17 @@ fn Lab() -> impl IntoView {
         })
     });
 
+    let to_scale = RwSignal::new(false);
+    let run_axis = RunAxis::of([first, second], to_scale);
+    let playback = Playback::new(run_axis.moments, to_scale);
+
     spawn_local(async move {
         let lab = lab.get_value();
         join(first.refresh(&lab), second.refresh(&lab)).await;
     });
 
-    let place_order = move || {
+    // From a scenario (`true`), the results are scrolled into view once the run is over.
+    let place_order = move |from_scenario: bool| {
         if busy.get_untracked() {
             return;
         }
@@ -88,6 +95,7 @@ fn Lab() -> impl IntoView {
             return;
         }
         let policy = controls.policy();
+        playback.show_all();
         busy.set(true);
         status.set(Status::Sending {
             copies: policy.copies,
@@ -114,6 +122,9 @@ fn Lab() -> impl IntoView {
                 ticker.clear();
             }
             now.set(now_ms() - started_at);
+            if from_scenario {
+                bring_the_results_into_view();
+            }
             status.set(Status::Done);
             busy.set(false);
         });
@@ -159,7 +170,7 @@ fn Lab() -> impl IntoView {
                 first.switch_to(left, &lab);
                 second.switch_to(right, &lab);
                 explanation.set(Some(preset));
-                place_order();
+                place_order(true);
             };
             view! {
                 <button type="button" class="preset" id=format!("preset-{}", preset.id) disabled=busy on:click=run>
@@ -210,9 +221,11 @@ fn Lab() -> impl IntoView {
             </section>
 
             <div class="workbench">
+            <details class="setup" id="setup">
+            <summary id="setup-toggle">{say(|l| td_string!(l, page.set_up).to_string())}</summary>
             <form class="controls" on:submit=move |ev| {
                 ev.prevent_default();
-                place_order();
+                place_order(false);
             }>
                 <fieldset>
                     <legend>{say(|l| td_string!(l, page.the_client).to_string())}</legend>
@@ -266,15 +279,21 @@ fn Lab() -> impl IntoView {
                     </button>
                 </div>
             </form>
+            </details>
 
-            <div class="results">
+            <div class="results" id="results">
+
             <p class="status" role="status" aria-live="polite" data-state=move || status.with(Status::state)>
                 {say(move |locale| status.with(|status| status.text(locale)))}
             </p>
+            <PlaybackBar playback=playback busy=busy />
             <div class="panes">
-                <PaneView pane=first purchases=purchases span_ms=span now_ms=now steps_live=steps_live />
-                <PaneView pane=second purchases=purchases span_ms=span now_ms=now steps_live=steps_live />
+                <PaneView pane=first purchases=purchases span_ms=span now_ms=now steps_live=steps_live
+                    diagram=run_axis.diagrams[0] origin_us=run_axis.origin_us playback=playback />
+                <PaneView pane=second purchases=purchases span_ms=span now_ms=now steps_live=steps_live
+                    diagram=run_axis.diagrams[1] origin_us=run_axis.origin_us playback=playback />
             </div>
+            <DiagramOptions playback=playback />
             </div>
             </div>
 
@@ -296,4 +315,15 @@ fn form_fields(group: FieldGroup, form: RwSignal<ClientForm>) -> impl IntoView {
     fields_of(group)
         .map(|field| view! { <FormFieldView field=field form=form /> })
         .collect_view()
+}
+
+/// Scrolls so the replay controls, both verdicts and both diagrams fill the
+/// screen: a scenario is pressed at the top of the page and plays out below.
+fn bring_the_results_into_view() {
+    if let Some(results) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("playback"))
+    {
+        results.scroll_into_view_with_bool(true);
+    }
 }

@@ -2,10 +2,15 @@
 //! server's own steps as a sequence diagram, and the stored orders grouped
 //! by purchase.
 
+use lab_client::diagram::Diagram;
+use lab_client::playback::{attempt_at, orders_at};
 use lab_client::{Locale, Purchases, Sequence, group_orders, money, short_key};
 use lab_i18n::i18n::{td_string, use_i18n};
+use lab_wire::Order;
 use leptos::prelude::*;
 
+use crate::picture::Picture;
+use crate::playback::Playback;
 use crate::state::Pane;
 use crate::words::say;
 
@@ -19,12 +24,26 @@ pub fn PaneView(
     /// Whether the live step stream is open.
     #[prop(into)]
     steps_live: Signal<bool>,
+    #[prop(into)] diagram: Signal<Diagram>,
+    /// Where the run's time axis starts (see [`lab_client::diagram::origin_us`]).
+    #[prop(into)]
+    origin_us: Signal<Option<i64>>,
+    playback: Playback,
 ) -> impl IntoView {
     let i18n = use_i18n();
     let locale = move || i18n.get_locale();
+    let playhead = playback.playhead;
+    // The orders as they stood at the playhead, or all of them.
+    let orders = Memo::new(move |_| match (playhead.get(), origin_us.get()) {
+        (Some(ms), Some(origin)) => pane.orders.with(|orders| {
+            pane.steps
+                .with(|steps| orders_at(orders, steps, origin, ms))
+        }),
+        _ => pane.orders.get(),
+    });
     let groups = move || {
         let locale = locale();
-        let orders = pane.orders.get();
+        let orders: Vec<Order> = orders.get();
         let groups = purchases.with_value(|p| group_orders(&orders, p));
         groups
             .into_iter()
@@ -85,23 +104,30 @@ pub fn PaneView(
             view! { <p class="error" role="alert">{text.to_string()}</p> }
         })
     };
-    let order_count = move || pane.orders.with(Vec::len);
+    let order_count = move || orders.with(Vec::len);
+    let clock = Signal::derive(move || playhead.get().unwrap_or_else(|| now_ms.get()));
     view! {
         <section class="pane" aria-labelledby=pane.id>
             <h2 id=pane.id>{heading}</h2>
             <p class="how">{say(move |locale| pane.design.get().how(locale))}</p>
             <p class="verdict" aria-live="polite">{verdict}</p>
             {error}
+            <h3>{say(|l| td_string!(l, pane.steps).to_string())}</h3>
+            {move || {
+                let picture = !playback.as_table.get() && diagram.with(|d| !d.is_empty());
+                view! {
+                    {picture.then(|| view! { <Picture pane=pane.id diagram=diagram playhead=playhead /> })}
+                    <div class:visually-hidden=picture>{sequence_diagram(pane, title(), steps_live.get(), locale())}</div>
+                }
+            }}
             <h3>{say(|l| td_string!(l, pane.attempts).to_string())}</h3>
             <ol class="timeline">
                 // Keyed by position: a row is drawn once and only its text and
                 // bar follow the clock, instead of the list being rebuilt every tick.
                 <For each=move || 0..pane.attempts.with(Vec::len) key=|index| *index let:index>
-                    <AttemptRow pane=pane index=index span_ms=span_ms now_ms=now_ms />
+                    <AttemptRow pane=pane index=index span_ms=span_ms now_ms=clock playhead=playhead />
                 </For>
             </ol>
-            <h3>{say(|l| td_string!(l, pane.steps).to_string())}</h3>
-            {move || sequence_diagram(pane, title(), steps_live.get(), locale())}
             <h3 class="order-count" data-count=order_count>
                 {say(move |locale| td_string!(locale, pane.orders_stored, count = order_count()))}
             </h3>
@@ -118,8 +144,16 @@ fn AttemptRow(
     index: usize,
     span_ms: Signal<f64>,
     now_ms: Signal<f64>,
+    /// During a replay, the attempt as it stood then.
+    playhead: RwSignal<Option<f64>>,
 ) -> impl IntoView {
-    let record = move || pane.attempts.with(|all| all.get(index).cloned());
+    let record = move || {
+        let record = pane.attempts.with(|all| all.get(index).cloned())?;
+        match playhead.get() {
+            Some(ms) => attempt_at(&record, ms),
+            None => Some(record),
+        }
+    };
     let outcome = move || record().and_then(|record| record.outcome);
     let text = say(move |locale| {
         record().map_or_else(String::new, |record| {
@@ -149,7 +183,7 @@ fn AttemptRow(
     let kind = move || outcome().as_ref().map_or("waiting", outcome_kind);
     let bar = move || record().map_or((0.0, 0.0), |record| record.bar(span_ms.get(), now_ms.get()));
     view! {
-        <li class="attempt" data-outcome=kind>
+        <li class="attempt" data-outcome=kind class:unsent=move || record().is_none()>
             <span class="attempt-text">
                 {text} <strong class="outcome">{label}</strong> <span class="meaning">{meaning}</span>
             </span>

@@ -1,0 +1,93 @@
+//! What the learner sees as pictures: a pane's sequence diagram (its SVG
+//! events, or the table beside it) and screenshots of the page.
+
+use std::path::PathBuf;
+
+use fantoccini::Locator;
+
+use super::Learner;
+
+/// One arrow or mark of a pane's picture.
+#[derive(Debug, Clone)]
+pub struct PictureEvent {
+    /// `arrow`, `refused`, `lost` or `mark`.
+    pub shape: String,
+    /// What it is: `found-nothing` (a look-up that found no key), `order`
+    /// (an insert), `conflict`, `failure`, `answer`, `request`, …
+    pub tone: String,
+    /// The lifeline it starts on: `request`, `server` or `database`.
+    pub on: String,
+    /// Its height in the picture.
+    pub y: f64,
+    /// Whether playback shows it now.
+    pub shown: bool,
+}
+
+impl Learner {
+    /// Chooses "Show the steps as: a table" (the picture's accessible twin).
+    pub async fn show_steps_as_table(&self) {
+        let radio = self.by_id("show-table").await;
+        if !radio.is_selected().await.expect("state") {
+            self.browser
+                .find(Locator::Css("label[for='show-table']"))
+                .await
+                .expect("the table's label")
+                .click()
+                .await
+                .expect("choose the table");
+        }
+    }
+
+    /// The events of a pane's picture, in order: each one's `data-*`
+    /// attributes (`shape`, `tone`, `on`, `y`) and whether it is shown now.
+    pub async fn picture_events(&self, pane: &str) -> Vec<PictureEvent> {
+        let pane = self.pane(pane).await;
+        // One round trip for the whole picture: tests read it after every step.
+        let read = self
+            .browser
+            .execute(
+                "return [...arguments[0].querySelectorAll('svg.picture g.event')].map(g => [
+                   g.dataset.shape, g.dataset.tone, g.dataset.on, g.dataset.y,
+                   !g.classList.contains('hidden')]);",
+                vec![serde_json::to_value(&pane).expect("an element as a script argument")],
+            )
+            .await
+            .expect("the picture's events");
+        let rows: Vec<(String, String, String, String, bool)> =
+            serde_json::from_value(read).expect("rows of the picture's events");
+        rows.into_iter()
+            .map(|(shape, tone, on, y, shown)| PictureEvent {
+                shape,
+                tone,
+                on,
+                y: y.parse().expect("a number in data-y"),
+                shown,
+            })
+            .collect()
+    }
+
+    /// A screenshot of the whole page, wide and tall enough for the
+    /// controls and both panes side by side.
+    pub async fn save_screenshot(&self, name: &str) {
+        self.browser
+            .set_window_size(1400, 2300)
+            .await
+            .expect("resize the window");
+        self.save_this_screen(name).await;
+    }
+
+    /// A screenshot of what the window shows now, at its size.
+    pub async fn save_this_screen(&self, name: &str) {
+        let png = self.browser.screenshot().await.expect("a screenshot");
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut folders = vec![root.join("target/screenshots")];
+        // The README shows docs/; refresh it with UPDATE_SCREENSHOTS=1 when the page changes.
+        if std::env::var_os("UPDATE_SCREENSHOTS").is_some() {
+            folders.push(root.join("docs"));
+        }
+        for folder in folders {
+            std::fs::create_dir_all(&folder).expect("create the screenshot folder");
+            std::fs::write(folder.join(name), &png).expect("save the screenshot");
+        }
+    }
+}
