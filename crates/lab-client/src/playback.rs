@@ -57,14 +57,16 @@ pub fn orders_at(orders: &[Order], steps: &[Step], origin_us: i64, ms: f64) -> V
         .map(|step| (step.key.as_str(), step.at_us, false))
         .collect();
     inserts.sort_by_key(|(_, at_us, _)| *at_us);
-    let mut by_stamp: Vec<&Order> = orders.iter().collect();
-    by_stamp.sort_by_key(|order| order.created_at);
+    // Positions into `orders`, by stamp; the answer keeps the server's order.
+    let mut by_stamp: Vec<usize> = (0..orders.len()).collect();
+    by_stamp.sort_by_key(|&index| orders[index].created_at);
     let until_us = origin_us + (ms * 1000.0).round() as i64;
-    let mut shown: Vec<&Order> = Vec::new();
-    for order in by_stamp {
+    let mut shown = vec![false; orders.len()];
+    for index in by_stamp {
+        let order = &orders[index];
         let stamped_us = order.created_at.timestamp_micros();
         if stamped_us < origin_us {
-            shown.push(order);
+            shown[index] = true;
             continue;
         }
         let insert = inserts.iter_mut().find(|(key, at_us, used)| {
@@ -78,15 +80,13 @@ pub fn orders_at(orders: &[Order], steps: &[Step], origin_us: i64, ms: f64) -> V
             // No step for it (the stream fell behind): its own stamp.
             None => stamped_us,
         };
-        if visible_from_us <= until_us {
-            shown.push(order);
-        }
+        shown[index] = visible_from_us <= until_us;
     }
-    // Back in the order the server listed them.
     orders
         .iter()
-        .filter(|order| shown.iter().any(|seen| seen.id == order.id))
-        .cloned()
+        .zip(shown)
+        .filter(|(_, shown)| *shown)
+        .map(|(order, _)| order.clone())
         .collect()
 }
 
