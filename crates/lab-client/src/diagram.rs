@@ -16,6 +16,7 @@ use lab_wire::{Step, StepKind};
 
 use crate::sequence::{describe, tone};
 use crate::short_key;
+use crate::sorting::sort_by_number;
 
 /// Room left of the first lifeline and right of the last, for their labels.
 pub const MARGIN: f64 = 56.0;
@@ -147,7 +148,7 @@ impl Diagram {
     /// Lays out `steps` (in any order) with times measured from `origin_us`.
     pub fn of(steps: &[Step], origin_us: i64, scale: Scale, locale: Locale) -> Self {
         let mut ordered: Vec<&Step> = steps.iter().collect();
-        ordered.sort_by_key(|step| step.seq);
+        sort_by_number(&mut ordered, |step| step.seq as i64);
         let mut requests: Vec<(u64, &str)> = Vec::new();
         for step in &ordered {
             if !requests.iter().any(|(request, _)| *request == step.request) {
@@ -323,7 +324,8 @@ pub fn moments<'a>(diagrams: impl IntoIterator<Item = &'a Diagram>) -> Vec<f64> 
         .into_iter()
         .flat_map(|diagram| diagram.events.iter().map(|event| event.at_ms))
         .collect();
-    times.sort_by(f64::total_cmp);
+    // Whole microseconds, as the servers stamp their steps.
+    sort_by_number(&mut times, |ms| (ms * 1000.0).round() as i64);
     times.dedup();
     times
 }

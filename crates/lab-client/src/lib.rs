@@ -13,11 +13,12 @@ pub mod playback;
 pub mod policy;
 pub mod presets;
 pub mod sequence;
+pub mod sorting;
 pub mod timeline;
 pub mod verdict;
 
 pub use design::{DEFAULT_PANES, Design};
-pub use display::{Text, money, parse_money, short_key};
+pub use display::{Num, Text, clock_time, money, parse_money, short_key};
 pub use form::{ClientForm, FieldGroup, FieldKind, FormField, fields_of};
 pub use grouping::{OrderGroup, Purchases, group_orders};
 pub use lab_i18n::Locale;

@@ -14,9 +14,14 @@
 use lab_wire::{Order, Step, StepKind};
 
 use crate::AttemptRecord;
+use crate::sorting::sort_by_number;
 
-/// The replay speeds offered, slowest first: real time is 1.
-pub const SPEEDS: [f64; 3] = [0.25, 0.5, 1.0];
+/// The replay speeds offered, slowest first, each with its name: real
+/// time is 1. (Named here, not written from the `f64`: see [`crate::Num`].)
+pub const SPEEDS: [(f64, &str); 3] = [(0.25, "0.25×"), (0.5, "0.5×"), (1.0, "1×")];
+
+/// The speed a replay starts at.
+pub const DEFAULT_SPEED: f64 = 0.5;
 
 /// A moment before anything happened: the axis's 0 is the first step, which
 /// is shown at 0, so "nothing yet" sits just before it.
@@ -56,10 +61,12 @@ pub fn orders_at(orders: &[Order], steps: &[Step], origin_us: i64, ms: f64) -> V
         })
         .map(|step| (step.key.as_str(), step.at_us, false))
         .collect();
-    inserts.sort_by_key(|(_, at_us, _)| *at_us);
+    sort_by_number(&mut inserts, |(_, at_us, _)| *at_us);
     // Positions into `orders`, by stamp; the answer keeps the server's order.
     let mut by_stamp: Vec<usize> = (0..orders.len()).collect();
-    by_stamp.sort_by_key(|&index| orders[index].created_at);
+    sort_by_number(&mut by_stamp, |&index| {
+        orders[index].created_at.timestamp_micros()
+    });
     let until_us = origin_us + (ms * 1000.0).round() as i64;
     let mut shown = vec![false; orders.len()];
     for index in by_stamp {

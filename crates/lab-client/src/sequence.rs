@@ -8,6 +8,7 @@ use lab_i18n::i18n::td_string;
 use lab_wire::{KeyFound, Step, StepKind};
 
 use crate::short_key;
+use crate::sorting::sort_by_number;
 
 /// One lane: a request as the server numbered it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +47,7 @@ impl Sequence {
     /// Lays out `steps` (in any order) as lanes and rows, in `locale`'s words.
     pub fn of(steps: &[Step], locale: Locale) -> Self {
         let mut ordered: Vec<&Step> = steps.iter().collect();
-        ordered.sort_by_key(|step| step.seq);
+        sort_by_number(&mut ordered, |step| step.seq as i64);
         let start_us = ordered.first().map_or(0, |step| step.at_us);
         let mut lanes: Vec<Lane> = Vec::new();
         let rows = ordered

@@ -1,5 +1,6 @@
 //! The record of each HTTP attempt, and where it sits on a shared time axis.
 
+use crate::display::Num;
 use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
 
@@ -38,10 +39,10 @@ impl AttemptRecord {
 
     /// `0–500 ms` or `800 ms–…` while running.
     pub fn time_range(&self, locale: Locale) -> String {
-        let start = format!("{:.0}", self.started_ms);
+        let start = format!("{:.0}", Num(self.started_ms));
         match self.ended_ms {
             Some(end) => {
-                let end = format!("{end:.0}");
+                let end = format!("{:.0}", Num(end));
                 td_string!(locale, pane.time_range, start = start, end = end)
             }
             None => td_string!(locale, pane.time_running, start = start),

@@ -13,7 +13,7 @@
 //! reactive owner: the verdicts, steps and labels `lab-client` builds from
 //! what happened are unit-tested natively in both languages, and the page
 //! wraps each text in a signal of the current language (`web`'s `say`);
-//! only texts with markup in them (`<strong>`) use `t!` in a view. `cargo xtask check-catalogue` checks that both files hold the
+//! only texts with markup in them (`<strong>`) use `td!` in a view. `cargo xtask check-catalogue` checks that both files hold the
 //! same keys with the same placeholders.
 
 include!(concat!(env!("OUT_DIR"), "/i18n.rs"));

@@ -6,7 +6,7 @@ use lab_client::{
     ClientForm, DEFAULT_PANES, Design, FieldGroup, Locale, PRESETS, Preset, Purchases, fields_of,
     parse_money, timeline,
 };
-use lab_i18n::i18n::{I18nContextProvider, t, td_string, use_i18n};
+use lab_i18n::i18n::{td, td_string};
 use lab_wire::NewOrder;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -14,41 +14,40 @@ use leptos::task::spawn_local;
 use crate::api;
 use crate::fields::{DesignField, FormFieldView, TextField};
 use crate::lab_id::{current_lab, reload_when_the_lab_in_the_link_changes};
-use crate::language::{LanguageField, choose_at_start};
+use crate::language::{LanguageField, provide_locale};
 use crate::pane::PaneView;
 use crate::playback::{DiagramOptions, Playback, PlaybackBar};
 use crate::run_axis::RunAxis;
 use crate::runner::{RunContext, now_ms, run_purchase};
 use crate::state::{Controls, Pane};
 use crate::status::Status;
-use crate::words::say;
+use crate::words::{say, use_locale};
 
 /// The page, in the learner's language (see [`crate::language`]).
 #[component]
 pub fn App() -> impl IntoView {
-    view! {
-        <I18nContextProvider>
-            <Lab />
-        </I18nContextProvider>
-    }
+    provide_locale();
+    view! { <Lab /> }
 }
 
 /// The lab itself.
 #[component]
 fn Lab() -> impl IntoView {
-    let i18n = use_i18n();
-    let locale = move || i18n.get_locale();
+    let page_locale = use_locale();
+    let locale = move || page_locale.get();
     let lab = StoredValue::new(current_lab());
     reload_when_the_lab_in_the_link_changes(&lab.get_value());
     let default_item = |locale: Locale| td_string!(locale, page.default_item).to_owned();
-    let controls = Controls::new(default_item(i18n.get_locale_untracked()));
-    Effect::new(move |_| {
-        let before = i18n.get_locale_untracked();
-        choose_at_start(i18n);
-        // What is bought reads in the page's language too, unless the learner typed it.
-        if controls.item.get_untracked() == default_item(before) {
-            controls.item.set(default_item(i18n.get_locale_untracked()));
+    let controls = Controls::new(default_item(page_locale.get_untracked()));
+    // What is bought reads in the page's language too, unless the learner typed it.
+    Effect::new(move |before: Option<Locale>| {
+        let now = page_locale.get();
+        if let Some(before) = before
+            && controls.item.get_untracked() == default_item(before)
+        {
+            controls.item.set(default_item(now));
         }
+        now
     });
     let first = Pane::new("pane-1", DEFAULT_PANES[0]);
     let second = Pane::new("pane-2", DEFAULT_PANES[1]);
@@ -190,7 +189,7 @@ fn Lab() -> impl IntoView {
         <main class:large=large_text>
             <header class="intro">
                 <h1>{say(|l| td_string!(l, page.title).to_string())}</h1>
-                <p>{t!(i18n, page.intro, <em> = <em />, <strong> = <strong />)}</p>
+                <p>{move || td!(locale(), page.intro, <em> = <em />, <strong> = <strong />)}</p>
                 <div class="display-options">
                     <div class="field check display">
                         <input
@@ -298,13 +297,16 @@ fn Lab() -> impl IntoView {
             </div>
 
             <footer>
-                {t!(
-                    i18n,
-                    page.footer,
-                    lab = lab_id_text.clone(),
-                    <code> = <code />,
-                    <link> = move |children: ChildrenFn| view! { <a href=lab_link.clone()>{children()}</a> }
-                )}
+                {move || {
+                    let lab_link = lab_link.clone();
+                    td!(
+                        locale(),
+                        page.footer,
+                        lab = lab_id_text.clone(),
+                        <code> = <code />,
+                        <link> = move |children: ChildrenFn| view! { <a href=lab_link.clone()>{children()}</a> }
+                    )
+                }}
             </footer>
         </main>
     }

@@ -4,8 +4,8 @@
 
 use lab_client::diagram::Diagram;
 use lab_client::playback::{attempt_at, orders_at};
-use lab_client::{Locale, Purchases, Sequence, group_orders, money, short_key};
-use lab_i18n::i18n::{td_string, use_i18n};
+use lab_client::{Locale, Num, Purchases, Sequence, clock_time, group_orders, money, short_key};
+use lab_i18n::i18n::td_string;
 use lab_wire::Order;
 use leptos::prelude::*;
 
@@ -13,6 +13,7 @@ use crate::picture::Picture;
 use crate::playback::Playback;
 use crate::state::Pane;
 use crate::words::say;
+use crate::words::use_locale;
 
 /// One server's pane.
 #[component]
@@ -30,8 +31,8 @@ pub fn PaneView(
     origin_us: Signal<Option<i64>>,
     playback: Playback,
 ) -> impl IntoView {
-    let i18n = use_i18n();
-    let locale = move || i18n.get_locale();
+    let page_locale = use_locale();
+    let locale = move || page_locale.get();
     let playhead = playback.playhead;
     // The orders as they stood at the playhead, or all of them.
     let orders = Memo::new(move |_| match (playhead.get(), origin_us.get()) {
@@ -70,7 +71,7 @@ pub fn PaneView(
                                     item = order.item,
                                     price = money(order.amount_cents),
                                     key = short_key(&order.idempotency_key),
-                                    time = order.created_at.format("%H:%M:%S%.3f UTC"),
+                                    time = clock_time(order.created_at.timestamp_micros()),
                                 )
                                 .to_string()}
                             </li>
@@ -190,8 +191,8 @@ fn AttemptRow(
             <span class="track" aria-hidden="true">
                 <span
                     class="bar"
-                    style:left=move || format!("{:.2}%", bar().0)
-                    style:width=move || format!("{:.2}%", bar().1)
+                    style:left=move || format!("{:.2}%", Num(bar().0))
+                    style:width=move || format!("{:.2}%", Num(bar().1))
                 ></span>
             </span>
         </li>
@@ -270,7 +271,7 @@ fn sequence_diagram(pane: Pane, title: String, live: bool, locale: Locale) -> An
             view! {
                 <tr>
                     <th scope="row" class="at">
-                        {td_string!(locale, pane.after, ms = format!("{:.0}", row.after_ms)).to_string()}
+                        {td_string!(locale, pane.after, ms = format!("{:.0}", Num(row.after_ms))).to_string()}
                     </th>
                     {cells}
                 </tr>

@@ -5,8 +5,9 @@
 
 use lab_client::diagram::Diagram;
 use lab_client::diagram::svg::Drawing;
-use lab_i18n::i18n::use_i18n;
 use leptos::prelude::*;
+
+use crate::words::use_locale;
 
 /// The diagram of one pane, redrawn as the playhead moves.
 #[component]
@@ -18,7 +19,7 @@ pub fn Picture(
     #[prop(into)]
     playhead: Signal<Option<f64>>,
 ) -> impl IntoView {
-    let i18n = use_i18n();
+    let page_locale = use_locale();
     let markup = move || {
         let at = playhead.get();
         diagram.with(|d| {
@@ -26,7 +27,7 @@ pub fn Picture(
                 id: pane,
                 shown: at.map_or(d.events.len(), |ms| d.shown_at(ms)),
                 playhead_y: at.map(|ms| d.playhead_y(ms)),
-                locale: i18n.get_locale(),
+                locale: page_locale.get(),
             })
         })
     };

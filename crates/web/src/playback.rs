@@ -4,7 +4,8 @@
 //! from [`lab_client::playback`].
 
 use gloo_timers::callback::Interval;
-use lab_client::playback::{BEFORE_START, SPEEDS, next_moment, previous_moment};
+use lab_client::Num;
+use lab_client::playback::{BEFORE_START, DEFAULT_SPEED, SPEEDS, next_moment, previous_moment};
 use lab_i18n::i18n::td_string;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -37,7 +38,7 @@ impl Playback {
         Self {
             playhead: RwSignal::new(None),
             playing: RwSignal::new(false),
-            speed: RwSignal::new(0.5),
+            speed: RwSignal::new(DEFAULT_SPEED),
             as_table: RwSignal::new(false),
             to_scale,
             moments,
@@ -140,11 +141,12 @@ pub fn PlaybackBar(playback: Playback, #[prop(into)] busy: Signal<bool>) -> impl
     let at_words = say(move |locale| match playhead.get() {
         None => td_string!(locale, playback.whole_run).to_owned(),
         Some(ms) if ms < 0.0 => td_string!(locale, playback.before_start).to_owned(),
-        Some(ms) => td_string!(locale, playback.at, ms = format!("{ms:.0}")),
+        Some(ms) => td_string!(locale, playback.at, ms = format!("{:.0}", Num(ms))),
     });
     let speeds = SPEEDS
         .iter()
-        .map(|s| view! { <option value=s.to_string() selected=move || speed.get() == *s>{format!("{s}×")}</option> })
+        .enumerate()
+        .map(|(index, (s, name))| view! { <option value=index selected=move || speed.get() == *s>{*name}</option> })
         .collect_view();
     view! {
         <section class="playback" id="playback" aria-labelledby="playback-title" class:hidden=move || playback.moments.with(Vec::is_empty)>
@@ -154,7 +156,10 @@ pub fn PlaybackBar(playback: Playback, #[prop(into)] busy: Signal<bool>) -> impl
                     {say(move |l| if playing.get() { td_string!(l, playback.pause).to_owned() } else { td_string!(l, playback.replay).to_owned() })}
                 </button>
                 <label for="replay-speed">{say(|l| td_string!(l, playback.speed).to_owned())}</label>
-                <select id="replay-speed" on:change=move |ev| speed.set(event_target_value(&ev).parse().unwrap_or(0.5))>
+                <select id="replay-speed" on:change=move |ev| {
+                    let chosen = event_target_value(&ev).parse::<usize>().ok().and_then(|index| SPEEDS.get(index));
+                    speed.set(chosen.map_or(DEFAULT_SPEED, |(s, _)| *s));
+                }>
                     {speeds}
                 </select>
                 <button type="button" id="step-back" disabled=idle on:click=move |_| playback.back() aria-keyshortcuts="J">
@@ -167,15 +172,16 @@ pub fn PlaybackBar(playback: Playback, #[prop(into)] busy: Signal<bool>) -> impl
                 <input
                     type="range"
                     id="playback-time"
-                    min=BEFORE_START
-                    max=move || format!("{:.0}", end().ceil())
+                    min=format!("{}", Num(BEFORE_START))
+                    max=move || format!("{:.0}", Num(end().ceil()))
                     step="1"
                     disabled=idle
                     aria-valuetext=at_words
-                    prop:value=move || format!("{:.0}", playhead.get().unwrap_or_else(end).ceil())
+                    prop:value=move || format!("{:.0}", Num(playhead.get().unwrap_or_else(end).ceil()))
                     on:input=move |ev| {
                         playback.pause();
-                        let at: f64 = event_target_value(&ev).parse().unwrap_or(BEFORE_START);
+                        // The slider moves in whole milliseconds.
+                        let at = event_target_value(&ev).parse::<i64>().map_or(BEFORE_START, |ms| ms as f64);
                         playhead.set(if at >= end() { None } else { Some(at) });
                     }
                 />

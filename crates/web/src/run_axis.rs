@@ -3,10 +3,10 @@
 //! playback steps through.
 
 use lab_client::diagram::{self, Diagram, Scale};
-use lab_i18n::i18n::use_i18n;
 use leptos::prelude::*;
 
 use crate::state::Pane;
+use crate::words::use_locale;
 
 #[derive(Clone, Copy)]
 pub struct RunAxis {
@@ -19,7 +19,7 @@ pub struct RunAxis {
 impl RunAxis {
     /// The axis of `panes`' last run; long waits drawn to scale while `to_scale` holds.
     pub fn of(panes: [Pane; 2], to_scale: RwSignal<bool>) -> Self {
-        let i18n = use_i18n();
+        let page_locale = use_locale();
         let origin = Memo::new(move |_| {
             panes[0].steps.with(|first| {
                 panes[1]
@@ -34,7 +34,7 @@ impl RunAxis {
                 } else {
                     Scale::Folded
                 };
-                let locale = i18n.get_locale();
+                let locale = page_locale.get();
                 origin.get().map_or_else(Diagram::default, |origin| {
                     pane.steps
                         .with(|steps| Diagram::of(steps, origin, scale, locale))

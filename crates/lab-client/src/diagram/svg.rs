@@ -6,6 +6,7 @@
 //! lost answer or a crash, dashes for what never arrived); colour, set by
 //! the page's style sheet from `data-tone`, only repeats it.
 
+use crate::display::Num;
 use std::fmt::Write;
 
 use lab_i18n::Locale;
@@ -40,8 +41,8 @@ impl Diagram {
         let _ = write!(
             svg,
             r#"<svg xmlns="http://www.w3.org/2000/svg" class="picture" viewBox="0 0 {w:.0} {h:.0}" width="{w:.0}" height="{h:.0}" aria-hidden="true" focusable="false"><defs>"#,
-            w = self.width,
-            h = self.height
+            w = Num(self.width),
+            h = Num(self.height)
         );
         for (name, view, reference, path) in [
             ("arrow", "0 0 10 10", 9, "M0 0 L10 5 L0 10"),
@@ -59,9 +60,9 @@ impl Diagram {
                 svg,
                 r#"<g class="lifeline" data-role="{role}"><text x="{x:.1}" y="{HEADING_Y}" text-anchor="middle" class="heading">{label}</text><text x="{x:.1}" y="{NOTE_Y}" text-anchor="middle" class="note">{note}</text><line x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{h:.1}"/></g>"#,
                 role = role_name(line.role),
-                x = line.x,
-                top = TOP - 10.0,
-                h = self.height,
+                x = Num(line.x),
+                top = Num(TOP - 10.0),
+                h = Num(self.height),
                 label = escape(&line.label),
                 note = escape(&line.note),
             );
@@ -69,34 +70,34 @@ impl Diagram {
         for fold in &self.folds {
             svg.push_str(r#"<g class="fold">"#);
             for line in &self.lifelines {
-                let (x, y) = (line.x, fold.y);
+                let (x, y) = (Num(line.x), fold.y);
                 let _ = write!(
                     svg,
                     r#"<path class="break" d="M{x:.1} {a:.1} l6 -4 l-12 -4 l6 -4 M{x:.1} {b:.1} l6 -4 l-12 -4 l6 -4"/>"#,
-                    a = y + 2.0,
-                    b = y + 10.0
+                    a = Num(y + 2.0),
+                    b = Num(y + 10.0)
                 );
             }
             let words = td_string!(
                 drawing.locale,
                 diagram.folded,
-                ms = format!("{:.0}", fold.skipped_ms)
+                ms = format!("{:.0}", Num(fold.skipped_ms))
             );
             let _ = write!(
                 svg,
                 r#"<text x="4" y="{y:.1}" class="fold-label">{words}</text></g>"#,
-                y = fold.y + 4.0,
+                y = Num(fold.y + 4.0),
                 words = escape(&words)
             );
         }
         for (index, event) in self.events.iter().enumerate() {
             self.draw_event(&mut svg, event, id, index >= drawing.shown);
         }
-        if let Some(y) = drawing.playhead_y {
+        if let Some(y) = drawing.playhead_y.map(Num) {
             let _ = write!(
                 svg,
                 r#"<line class="playhead" x1="0" x2="{w:.0}" y1="{y:.1}" y2="{y:.1}"/>"#,
-                w = self.width
+                w = Num(self.width)
             );
         }
         svg.push_str("</svg>");
@@ -121,7 +122,8 @@ impl Diagram {
             tone = event.tone,
             on = role_name(self.lifelines[event.from].role),
             request = event.request,
-            at = event.at_ms,
+            y = Num(y),
+            at = Num(event.at_ms),
         );
         // Words sit over the middle of their arrow, or by the request's
         // lifeline for an answer, where the lanes leave little room.
@@ -131,13 +133,15 @@ impl Diagram {
                     let _ = write!(
                         svg,
                         r#"<path class="mark cross" d="M{x:.1} {y0:.1} l10 10 m0 -10 l-10 10"/>"#,
-                        x = from - 5.0,
-                        y0 = y - 5.0
+                        x = Num(from - 5.0),
+                        y0 = Num(y - 5.0)
                     );
                 } else {
                     let _ = write!(
                         svg,
-                        r#"<circle class="mark" cx="{from:.1}" cy="{y:.1}" r="5"/>"#
+                        r#"<circle class="mark" cx="{from:.1}" cy="{y:.1}" r="5"/>"#,
+                        from = Num(from),
+                        y = Num(y)
                     );
                 }
                 (from + 10.0, "start")
@@ -146,7 +150,10 @@ impl Diagram {
                 let end = from + (to - from) * LOST_AT;
                 let _ = write!(
                     svg,
-                    r#"<line class="message" x1="{from:.1}" y1="{y:.1}" x2="{end:.1}" y2="{y:.1}" marker-end="url(#{id}-cross)" stroke-dasharray="4 3"/>"#
+                    r#"<line class="message" x1="{from:.1}" y1="{y:.1}" x2="{end:.1}" y2="{y:.1}" marker-end="url(#{id}-cross)" stroke-dasharray="4 3"/>"#,
+                    from = Num(from),
+                    y = Num(y),
+                    end = Num(end)
                 );
                 (end, if to < from { "end" } else { "start" })
             }
@@ -158,7 +165,10 @@ impl Diagram {
                 };
                 let _ = write!(
                     svg,
-                    r#"<line class="message" x1="{from:.1}" y1="{y:.1}" x2="{to:.1}" y2="{y:.1}" marker-end="url(#{id}-{head})"/>"#
+                    r#"<line class="message" x1="{from:.1}" y1="{y:.1}" x2="{to:.1}" y2="{y:.1}" marker-end="url(#{id}-{head})"/>"#,
+                    from = Num(from),
+                    y = Num(y),
+                    to = Num(to)
                 );
                 if to < from {
                     (to + 6.0, "start")
@@ -170,7 +180,8 @@ impl Diagram {
         let _ = write!(
             svg,
             r#"<text x="{label_x:.1}" y="{ty:.1}" text-anchor="{anchor}">{label}</text></g>"#,
-            ty = y - 4.0,
+            label_x = Num(label_x),
+            ty = Num(y - 4.0),
             label = escape(&event.label)
         );
     }
