@@ -6,6 +6,7 @@ use lab_e2e::client::{COFFEE, send};
 use lab_e2e::{Attempt, Backend, new_key, on_every_server_and_backend, spawn_server};
 use lab_wire::headers::{
     LAB_CANCELLATION, LAB_DELAY_MS, LAB_FAULT, LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS,
+    LAB_MISSING_KEY,
 };
 
 on_every_server_and_backend!(
@@ -180,6 +181,14 @@ async fn every_kind_of_bad_request_gets_its_documented_problem_and_changes_nothi
                 .header(LAB_CANCELLATION, "sometimes"),
             400,
             "invalid-lab-cancellation",
+        ),
+        (
+            "unknown missing-key policy",
+            server
+                .order_request(None, COFFEE)
+                .header(LAB_MISSING_KEY, "sometimes"),
+            400,
+            "invalid-lab-missing-key",
         ),
         (
             "lock timeout of two hours",

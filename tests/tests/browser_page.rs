@@ -47,6 +47,33 @@ async fn sending_concurrently_shows_more_orders_on_the_naive_pane_than_the_singl
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_sends_no_key_pays_twice_for_a_lost_answer_on_every_server() {
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
+
+        learner.tick("No key at all").await;
+        learner.tick("Drop response").await;
+        learner.press_and_wait("Place order").await;
+
+        for pane in ["Naive", "Transactional"] {
+            let text = learner.pane_text(pane).await;
+            // Two, or three when Chromium quietly resends the POST whose
+            // connection closed unanswered: without a key, that makes one more.
+            let orders = learner.orders_stored(pane).await;
+            assert!(orders >= 2, "{pane} holds {orders} orders:\n{text}");
+            assert!(
+                text.contains("No request carried a key")
+                    && text.contains("2 requests")
+                    && text.contains("duplicate purchase")
+                    && text.contains("key none"),
+                "{pane} says why and shows the two orders as one purchase:\n{text}"
+            );
+        }
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn learners_in_different_labs_do_not_see_each_others_orders_and_reset_clears_only_ones_own() {
     within_deadline(async {
         let (base, alice) = open_lab().await;

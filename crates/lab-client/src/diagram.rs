@@ -162,7 +162,11 @@ impl Diagram {
                 role: Role::Request,
                 label: td_string!(locale, pane.lane, number = index + 1),
                 // The key alone: "key …" would not fit between two lanes.
-                note: short_key(key).to_owned(),
+                note: if key.is_empty() {
+                    td_string!(locale, diagram.no_key).to_owned()
+                } else {
+                    short_key(key).to_owned()
+                },
                 x: MARGIN + index as f64 * LANE_GAP,
             })
             .collect();

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use lab_i18n::Locale;
+use lab_i18n::i18n::td_string;
 
 /// A text of the page in the learner's language, as a table row (a
 /// scenario, a form field) holds it: the catalogue message it renders.
@@ -70,6 +71,16 @@ pub fn clock_time(micros: i64) -> String {
         ms / 1000 % 60,
         ms % 1000
     )
+}
+
+/// A key as a text names it after the word "key": its first eight
+/// characters, or "none" for a request that carried no key.
+pub fn key_label(key: &str, locale: Locale) -> String {
+    if key.is_empty() {
+        td_string!(locale, pane.no_key).to_owned()
+    } else {
+        short_key(key).to_owned()
+    }
 }
 
 /// The first eight characters of a key, as timelines show it.

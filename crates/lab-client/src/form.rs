@@ -117,7 +117,7 @@ fn narrow(value: u32) -> u8 {
 }
 
 /// Every control of the client and server fieldsets, in the order shown.
-pub const FORM_FIELDS: [FormField; 13] = [
+pub const FORM_FIELDS: [FormField; 14] = [
     FormField {
         id: "drop-response",
         group: FieldGroup::Client,
@@ -202,6 +202,16 @@ pub const FORM_FIELDS: [FormField; 13] = [
         kind: FieldKind::Check {
             get: |form| form.policy.change_order_on_retry,
             set: |form, on| form.policy.change_order_on_retry = on,
+        },
+    },
+    FormField {
+        id: "no-key",
+        group: FieldGroup::Client,
+        label: |locale| td_string!(locale, field.no_key).into(),
+        hint: |locale| td_string!(locale, field.no_key_hint).into(),
+        kind: FieldKind::Check {
+            get: |form| form.policy.no_key,
+            set: |form, on| form.policy.no_key = on,
         },
     },
     FormField {

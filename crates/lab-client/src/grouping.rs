@@ -6,13 +6,16 @@ use std::collections::HashMap;
 use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
 use lab_wire::Order;
+use uuid::Uuid;
 
-use crate::{money, short_key};
+use crate::{key_label, money};
 
-/// Which purchase (a press of "Place order") each key was sent for.
+/// Which purchase (a press of "Place order") each key was sent for, and
+/// each order made without a key (which only its id can name).
 #[derive(Debug, Clone, Default)]
 pub struct Purchases {
     by_key: HashMap<String, u32>,
+    by_order: HashMap<Uuid, u32>,
     count: u32,
 }
 
@@ -36,6 +39,21 @@ impl Purchases {
     /// The purchase `key` was sent for, if this page sent it.
     pub fn purchase_of(&self, key: &str) -> Option<u32> {
         self.by_key.get(key).copied()
+    }
+
+    /// Records that the order `id`, made without a key, came of `purchase`.
+    pub fn add_keyless_order(&mut self, purchase: u32, id: Uuid) {
+        self.by_order.insert(id, purchase);
+    }
+
+    /// The purchase `order` came of, if this page made it: by its key, or
+    /// for an order made without one, by its id.
+    pub fn purchase_of_order(&self, order: &Order) -> Option<u32> {
+        if order.idempotency_key.is_empty() {
+            self.by_order.get(&order.id).copied()
+        } else {
+            self.purchase_of(&order.idempotency_key)
+        }
     }
 
     /// Forgets every purchase (after a reset).
@@ -83,7 +101,7 @@ impl OrderGroup {
 
     /// A title such as `Purchase 2 · key 3f2a9c1e` or `Key 3f2a9c1e`.
     pub fn title(&self, locale: Locale) -> String {
-        let keys: Vec<&str> = self.keys.iter().map(|key| short_key(key)).collect();
+        let keys: Vec<String> = self.keys.iter().map(|key| key_label(key, locale)).collect();
         let keys = keys.join(td_string!(locale, group.key_separator));
         match self.purchase {
             Some(purchase) => td_string!(
@@ -102,7 +120,7 @@ impl OrderGroup {
 pub fn group_orders(orders: &[Order], purchases: &Purchases) -> Vec<OrderGroup> {
     let mut groups: Vec<OrderGroup> = Vec::new();
     for order in orders {
-        let purchase = purchases.purchase_of(&order.idempotency_key);
+        let purchase = purchases.purchase_of_order(order);
         let existing = groups
             .iter_mut()
             .find(|group| match (purchase, group.purchase) {
@@ -207,5 +225,31 @@ mod tests {
         assert_eq!(groups[2].title(Locale::en), "Key zzz");
         assert_eq!(groups[2].title(Locale::zh_CN), "键 zzz");
         assert!(!groups[2].is_duplicate());
+    }
+
+    #[test]
+    fn orders_made_without_a_key_are_grouped_by_the_purchase_that_made_them() {
+        let keyless = |n: u128| Order {
+            id: Uuid::from_u128(n),
+            ..order("", 450)
+        };
+        let mut purchases = Purchases::default();
+        let one = purchases.start();
+        purchases.add_keyless_order(one, Uuid::from_u128(1));
+        purchases.add_keyless_order(one, Uuid::from_u128(2));
+        let two = purchases.start();
+        purchases.add_keyless_order(two, Uuid::from_u128(3));
+        let groups = group_orders(
+            &[keyless(1), keyless(2), keyless(3), keyless(4)],
+            &purchases,
+        );
+        assert_eq!(
+            groups.iter().map(|g| g.orders.len()).collect::<Vec<_>>(),
+            [2, 1, 1]
+        );
+        assert!(groups[0].is_duplicate());
+        assert_eq!(groups[0].title(Locale::en), "Purchase 1 · key none");
+        assert_eq!(groups[0].title(Locale::zh_CN), "第 1 次购买 · 键 无");
+        assert_eq!(groups[2].purchase, None, "an order this page did not make");
     }
 }

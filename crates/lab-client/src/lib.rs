@@ -18,7 +18,7 @@ pub mod timeline;
 pub mod verdict;
 
 pub use design::{DEFAULT_PANES, Design};
-pub use display::{Num, Text, clock_time, money, parse_money, short_key};
+pub use display::{Num, Text, clock_time, key_label, money, parse_money, short_key};
 pub use form::{ClientForm, FieldGroup, FieldKind, FormField, fields_of};
 pub use grouping::{OrderGroup, Purchases, group_orders};
 pub use lab_i18n::Locale;

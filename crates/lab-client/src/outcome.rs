@@ -130,6 +130,7 @@ pub fn problem_text(problem: &str, locale: Locale) -> String {
         | "invalid-key-retention"
         | "invalid-lock-timeout"
         | "invalid-lab-cancellation"
+        | "invalid-lab-missing-key"
         | "unknown-lab-fault"
         | "unsupported-media-type"
         | "body-too-large"

@@ -21,6 +21,9 @@ pub struct ClientPolicy {
     pub backoff_ms: u32,
     /// The anti-pattern: a fresh key on every attempt instead of one per purchase.
     pub new_key_per_attempt: bool,
+    /// No key at all: a plain POST (asking the server to take it with
+    /// `Lab-Missing-Key: create`). Wins over `new_key_per_attempt`.
+    pub no_key: bool,
     /// The server commits each copy's first attempt and then loses the answer.
     pub drop_response: bool,
     /// The server crashes right after creating the order of each copy's
@@ -47,6 +50,7 @@ impl ClientPolicy {
         timeout_ms: 0,
         backoff_ms: 300,
         new_key_per_attempt: false,
+        no_key: false,
         drop_response: false,
         crash_after_create: false,
         change_order_on_retry: false,
@@ -70,7 +74,7 @@ pub struct AttemptPlan {
     pub copy: u8,
     /// Which attempt of that copy, from 1.
     pub number: u8,
-    /// The `Idempotency-Key` it carries.
+    /// The `Idempotency-Key` it carries; `""`: none.
     pub key: String,
     /// Whether to ask the server to drop the answer.
     pub drop_response: bool,
@@ -134,7 +138,9 @@ where
         if number > 1 {
             sleep(policy.backoff_before(number)).await;
         }
-        let key = if policy.new_key_per_attempt {
+        let key = if policy.no_key {
+            String::new()
+        } else if policy.new_key_per_attempt {
             fresh_key()
         } else {
             // The point of the lesson: one key per purchase, made before the
@@ -305,6 +311,21 @@ mod tests {
         assert_eq!(
             plans.iter().map(|p| p.key.as_str()).collect::<Vec<_>>(),
             ["fresh-1", "fresh-2"]
+        );
+    }
+
+    #[test]
+    fn a_client_with_no_key_sends_none_on_any_attempt() {
+        let policy = ClientPolicy {
+            no_key: true,
+            new_key_per_attempt: true,
+            drop_response: true,
+            ..ClientPolicy::default()
+        };
+        let (plans, _, _) = run_scripted(&policy, vec![Outcome::Dropped, Outcome::Created]);
+        assert_eq!(
+            plans.iter().map(|p| p.key.as_str()).collect::<Vec<_>>(),
+            ["", ""]
         );
     }
 

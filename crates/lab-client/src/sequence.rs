@@ -7,7 +7,7 @@ use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
 use lab_wire::{KeyFound, Step, StepKind};
 
-use crate::short_key;
+use crate::key_label;
 use crate::sorting::sort_by_number;
 
 /// One lane: a request as the server numbered it.
@@ -59,7 +59,7 @@ impl Sequence {
                         lanes.push(Lane {
                             request: step.request,
                             heading: td_string!(locale, pane.lane, number = lanes.len() + 1),
-                            key: short_key(&step.key).to_owned(),
+                            key: key_label(&step.key, locale),
                         });
                         lanes.len() - 1
                     }

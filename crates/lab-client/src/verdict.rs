@@ -101,6 +101,15 @@ pub fn verdict(facts: &RunFacts<'_>, locale: Locale) -> String {
     if orders == 0 {
         return td_string!(locale, verdict.no_order, count = attempts.len() as u64);
     }
+    if orders > 1 && facts.policy.no_key {
+        return td_string!(
+            locale,
+            verdict.no_key,
+            count = attempts.len() as u64,
+            orders = orders,
+            charged = charged
+        );
+    }
     if orders > 1 && keys.len() > 1 {
         return td_string!(
             locale,

@@ -1,6 +1,7 @@
 //! The demo controls a request can carry (`Lab-Delay-Ms`, `Lab-Fault`,
-//! `Lab-Key-Retention-Secs`, `Lab-Lock-Timeout-Secs`, `Lab-Cancellation`):
-//! how a learner makes the server slow, faulty or forgetful on purpose.
+//! `Lab-Key-Retention-Secs`, `Lab-Lock-Timeout-Secs`, `Lab-Cancellation`,
+//! `Lab-Missing-Key`): how a learner makes the server slow, faulty or
+//! forgetful on purpose, or lets it take a POST without a key.
 
 use std::time::Duration;
 
@@ -8,8 +9,8 @@ use axum::http::HeaderMap;
 use lab_wire::StepKind;
 use lab_wire::headers::{
     DEFAULT_KEY_RETENTION_SECS, DEFAULT_LOCK_TIMEOUT_SECS, LAB_CANCELLATION, LAB_DELAY_MS,
-    LAB_FAULT, LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS, MAX_DELAY_MS, MAX_KEY_RETENTION_SECS,
-    MAX_LOCK_TIMEOUT_SECS,
+    LAB_FAULT, LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS, LAB_MISSING_KEY, MAX_DELAY_MS,
+    MAX_KEY_RETENTION_SECS, MAX_LOCK_TIMEOUT_SECS,
 };
 
 use crate::headers::{number_header, single_header};
@@ -30,6 +31,9 @@ pub struct DemoControls {
     pub lock_timeout: Duration,
     /// Whether the work stops when the client hangs up, instead of finishing.
     pub cancel_on_disconnect: bool,
+    /// Whether a request without a key is a plain POST (`Lab-Missing-Key:
+    /// create`) instead of a 400.
+    pub create_without_key: bool,
 }
 
 impl Default for DemoControls {
@@ -40,6 +44,7 @@ impl Default for DemoControls {
             key_retention: Duration::from_secs(DEFAULT_KEY_RETENTION_SECS),
             lock_timeout: Duration::from_secs(DEFAULT_LOCK_TIMEOUT_SECS),
             cancel_on_disconnect: false,
+            create_without_key: false,
         }
     }
 }
@@ -121,12 +126,21 @@ impl DemoControls {
                     other => return Err(LabError::InvalidCancellation(other.to_owned())),
                 },
             };
+        let create_without_key = match single_header(headers, LAB_MISSING_KEY, "Lab-Missing-Key")? {
+            None => false,
+            Some(value) => match String::from_utf8_lossy(value.as_bytes()).trim() {
+                "refuse" => false,
+                "create" => true,
+                other => return Err(LabError::InvalidMissingKey(other.to_owned())),
+            },
+        };
         Ok(Self {
             delay,
             fault,
             key_retention,
             lock_timeout,
             cancel_on_disconnect,
+            create_without_key,
         })
     }
 }
@@ -193,6 +207,25 @@ mod tests {
         assert!(matches!(
             DemoControls::from_headers(&headers(&[("lab-cancellation", "maybe")])),
             Err(LabError::InvalidCancellation(_))
+        ));
+    }
+
+    #[test]
+    fn a_missing_key_is_refused_unless_the_request_asks_for_a_plain_post() {
+        let plain = |value: &str| {
+            DemoControls::from_headers(&headers(&[("lab-missing-key", value)]))
+                .map(|controls| controls.create_without_key)
+        };
+        assert!(
+            !DemoControls::from_headers(&HeaderMap::new())
+                .unwrap()
+                .create_without_key
+        );
+        assert!(!plain("refuse").unwrap());
+        assert!(plain("create").unwrap());
+        assert!(matches!(
+            plain("sometimes"),
+            Err(LabError::InvalidMissingKey(_))
         ));
     }
 }

@@ -61,6 +61,9 @@ pub enum LabError {
     /// `Lab-Cancellation` is neither `finish` nor `on-disconnect`.
     #[error("Lab-Cancellation must be \"finish\" or \"on-disconnect\", not {0:?}")]
     InvalidCancellation(String),
+    /// `Lab-Missing-Key` is neither `refuse` nor `create`.
+    #[error("Lab-Missing-Key must be \"refuse\" or \"create\", not {0:?}")]
+    InvalidMissingKey(String),
     /// `Lab-Lock-Timeout-Secs` is not a whole number of seconds in range.
     #[error("Lab-Lock-Timeout-Secs must be a whole number of seconds from 1 to 3600, not {0:?}")]
     InvalidLockTimeout(String),
@@ -166,6 +169,7 @@ impl LabError {
             | Self::InvalidRetention(_)
             | Self::InvalidLockTimeout(_)
             | Self::InvalidCancellation(_)
+            | Self::InvalidMissingKey(_)
             | Self::UnknownFault(_)
             | Self::UnreadableBody(_)
             | Self::MalformedJson(_) => StatusCode::BAD_REQUEST,
@@ -218,6 +222,7 @@ impl LabError {
             Self::InvalidCancellation(_) => {
                 ("invalid-lab-cancellation", "Invalid Lab-Cancellation")
             }
+            Self::InvalidMissingKey(_) => ("invalid-lab-missing-key", "Invalid Lab-Missing-Key"),
             Self::UnknownFault(_) => ("unknown-lab-fault", "Unknown Lab-Fault"),
             Self::UnsupportedMediaType => ("unsupported-media-type", "Body must be JSON"),
             Self::BodyTooLarge => ("body-too-large", "Request body too large"),

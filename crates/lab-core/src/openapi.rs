@@ -189,6 +189,7 @@ fn one_of_each() -> Vec<LabError> {
         LabError::InvalidQuery(String::new()),
         LabError::InvalidDelay(String::new()),
         LabError::InvalidCancellation(String::new()),
+        LabError::InvalidMissingKey(String::new()),
         LabError::InvalidLockTimeout(String::new()),
         LabError::InvalidRetention(String::new()),
         LabError::UnknownFault(String::new()),
@@ -232,6 +233,7 @@ fn kinds_are_all_listed(error: &LabError) {
         | LabError::InvalidQuery(_)
         | LabError::InvalidDelay(_)
         | LabError::InvalidCancellation(_)
+        | LabError::InvalidMissingKey(_)
         | LabError::InvalidLockTimeout(_)
         | LabError::InvalidRetention(_)
         | LabError::UnknownFault(_)

@@ -86,13 +86,13 @@ fn inserted_or_full(inserted: u64, limit: u32, order: Order) -> Result<Order, La
     Ok(order)
 }
 
-/// A new order for `key`, not yet stored.
-fn new_order(key: &IdempotencyKey, new: &NewOrder) -> Order {
+/// A new order for `key` (`""` for a request without one), not yet stored.
+fn new_order(key: &str, new: &NewOrder) -> Order {
     Order {
         id: Uuid::new_v4(),
         item: new.item.clone(),
         amount_cents: new.amount_cents,
-        idempotency_key: key.as_str().to_owned(),
+        idempotency_key: key.to_owned(),
         // PostgreSQL keeps microseconds: trim here so the 201 and later reads agree.
         created_at: Utc::now().trunc_subsecs(6),
     }
@@ -106,6 +106,27 @@ impl OrderTables {
         db: &Db,
         lab: &LabId,
         key: &IdempotencyKey,
+        new: &NewOrder,
+    ) -> Result<Order, LabError> {
+        self.insert(db, lab, key.as_str(), new).await
+    }
+
+    /// Creates an order that no key names (its `idempotency_key` is `""`,
+    /// which no key can be), unless the lab is full: a plain POST.
+    pub async fn insert_order_without_key(
+        &self,
+        db: &Db,
+        lab: &LabId,
+        new: &NewOrder,
+    ) -> Result<Order, LabError> {
+        self.insert(db, lab, "", new).await
+    }
+
+    async fn insert(
+        &self,
+        db: &Db,
+        lab: &LabId,
+        key: &str,
         new: &NewOrder,
     ) -> Result<Order, LabError> {
         let order = new_order(key, new);
@@ -129,7 +150,7 @@ impl OrderTables {
         key: &IdempotencyKey,
         new: &NewOrder,
     ) -> Result<Order, LabError> {
-        let order = new_order(key, new);
+        let order = new_order(key.as_str(), new);
         let inserted = with_tx!(tx, |conn| {
             bind_order!(sqlx::query(INSERT_ORDER), self.server, order, lab)
                 .bind(i64::from(limit))

@@ -37,6 +37,54 @@ pub struct OrderRequest {
     pub controls: DemoControls,
 }
 
+/// A complete, valid `POST /orders` request that carried no key, sent with
+/// `Lab-Missing-Key: create`: a plain POST, which no design can guard.
+#[derive(Debug, Clone)]
+pub struct KeylessOrderRequest {
+    /// Whose lab the order goes into.
+    pub lab: LabId,
+    /// The order to place.
+    pub order: NewOrder,
+    /// Demo controls from the request's headers.
+    pub controls: DemoControls,
+}
+
+/// A complete, valid `POST /orders`: with a key (what each design's flow
+/// takes), or without one, which every server handles alike.
+#[derive(Debug, Clone)]
+pub enum OrderPost {
+    /// The request carried an `Idempotency-Key`.
+    WithKey(OrderRequest),
+    /// It carried none and asked to be made anyway.
+    WithoutKey(KeylessOrderRequest),
+}
+
+impl OrderPost {
+    /// Whose lab the order goes into.
+    pub fn lab(&self) -> &LabId {
+        match self {
+            Self::WithKey(request) => &request.lab,
+            Self::WithoutKey(request) => &request.lab,
+        }
+    }
+
+    /// The demo controls the request carries.
+    pub fn controls(&self) -> &DemoControls {
+        match self {
+            Self::WithKey(request) => &request.controls,
+            Self::WithoutKey(request) => &request.controls,
+        }
+    }
+
+    /// The key, or `""` for a request without one (as steps report it).
+    pub fn key_text(&self) -> &str {
+        match self {
+            Self::WithKey(request) => request.key.as_str(),
+            Self::WithoutKey(_) => "",
+        }
+    }
+}
+
 impl OrderRequest {
     /// A fingerprint of what is asked: a SHA-256 of the method, the path and
     /// the order in canonical JSON (field order, spacing and unknown fields
@@ -59,7 +107,8 @@ impl OrderRequest {
 pub struct OrderHeaders {
     /// The client's key for this order: made once, before the first
     /// attempt (a UUID), and sent again on every retry. 1–255 visible
-    /// ASCII characters, optionally in double quotes.
+    /// ASCII characters, optionally in double quotes. (A lab demo may leave
+    /// it out with `Lab-Missing-Key: create`; the contract requires it.)
     #[param(
         rename = "Idempotency-Key",
         pattern = r#"^(?!""$)(?:[!-~]{1,255}|"[!-~]{1,255}")$"#,
@@ -101,6 +150,22 @@ pub struct OrderHeaders {
     /// hangs up; `on-disconnect` drops it at its next await.
     #[param(rename = "Lab-Cancellation", required = false, inline)]
     lab_cancellation: CancellationName,
+    /// What to do with a request that has no `Idempotency-Key`: `refuse`
+    /// (the default) answers 400; `create` makes the order as a plain POST
+    /// does, so a retry makes another (an API whose key is optional).
+    #[param(rename = "Lab-Missing-Key", required = false, inline)]
+    lab_missing_key: MissingKeyName,
+}
+
+/// The values of `Lab-Missing-Key`.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "kebab-case")]
+#[allow(dead_code, reason = "describes a header for utoipa; never built")]
+pub enum MissingKeyName {
+    /// Answer 400: a key is required.
+    Refuse,
+    /// Make the order: a plain POST.
+    Create,
 }
 
 /// The values of `Lab-Fault` (parsed by [`crate::Fault::parse`]).
@@ -125,14 +190,16 @@ pub enum CancellationName {
     OnDisconnect,
 }
 
-fn key_from_headers(headers: &HeaderMap) -> Result<IdempotencyKey, LabError> {
-    let value =
-        single_header(headers, IDEMPOTENCY_KEY, "Idempotency-Key")?.ok_or(LabError::MissingKey)?;
+/// The request's key, or `None` when it sent none.
+fn key_from_headers(headers: &HeaderMap) -> Result<Option<IdempotencyKey>, LabError> {
+    let Some(value) = single_header(headers, IDEMPOTENCY_KEY, "Idempotency-Key")? else {
+        return Ok(None);
+    };
     // Lossy decoding keeps a non-ASCII byte visible (as U+FFFD) so the key
     // check reports it instead of a vaguer "not UTF-8".
-    Ok(IdempotencyKey::try_from(&*String::from_utf8_lossy(
+    Ok(Some(IdempotencyKey::try_from(&*String::from_utf8_lossy(
         value.as_bytes(),
-    ))?)
+    ))?))
 }
 
 fn require_json_content_type(headers: &HeaderMap) -> Result<(), LabError> {
@@ -200,7 +267,7 @@ pub fn parse_order(body: &[u8]) -> Result<NewOrder, LabError> {
     Ok(order)
 }
 
-impl<S: Send + Sync> FromRequest<S> for OrderRequest {
+impl<S: Send + Sync> FromRequest<S> for OrderPost {
     type Rejection = LabError;
 
     async fn from_request(request: Request, _state: &S) -> Result<Self, Self::Rejection> {
@@ -211,14 +278,24 @@ impl<S: Send + Sync> FromRequest<S> for OrderRequest {
             LabCredentials::from_headers(headers)?.open(LabUse::Change, &TeacherToken::none())?;
         let key = key_from_headers(headers)?;
         let controls = DemoControls::from_headers(headers)?;
+        if key.is_none() && !controls.create_without_key {
+            return Err(LabError::MissingKey);
+        }
         require_json_content_type(headers)?;
         let body = read_limited_body(headers, body).await?;
         let order = parse_order(&body)?;
-        Ok(Self {
-            lab,
-            key,
-            order,
-            controls,
+        Ok(match key {
+            Some(key) => Self::WithKey(OrderRequest {
+                lab,
+                key,
+                order,
+                controls,
+            }),
+            None => Self::WithoutKey(KeylessOrderRequest {
+                lab,
+                order,
+                controls,
+            }),
         })
     }
 }

@@ -6,6 +6,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use futures::future::Either;
 use lab_wire::headers::IDEMPOTENT_REPLAYED;
 use lab_wire::{NewOrder, Order, Problem};
 
@@ -14,7 +15,8 @@ use crate::access::{CredentialHeaders, LabToChange, LabToRead};
 use crate::controls::DemoControls;
 use crate::error::{LabError, method_not_allowed, not_found};
 use crate::fault::Fault;
-use crate::request::{OrderHeaders, OrderRequest};
+use crate::keyless::place_without_key;
+use crate::request::{OrderHeaders, OrderPost, OrderRequest};
 use crate::state::ServerState;
 use crate::step_stream::stream_steps;
 use crate::steps::Steps;
@@ -28,7 +30,7 @@ where
     F: FnOnce(Db, OrderRequest, Steps) -> W + Clone + Send + Sync + 'static,
     W: Future<Output = Result<Response, LabError>> + Send + 'static,
 {
-    let create_order = move |State(state): State<ServerState>, request: OrderRequest| {
+    let create_order = move |State(state): State<ServerState>, request: OrderPost| {
         run_order_flow(state, request, place_order)
     };
     Router::new()
@@ -68,7 +70,7 @@ where
 )]
 pub async fn run_order_flow<F, W>(
     state: ServerState,
-    request: OrderRequest,
+    request: OrderPost,
     flow: F,
 ) -> Result<Response, LabError>
 where
@@ -78,14 +80,25 @@ where
     let DemoControls {
         fault,
         cancel_on_disconnect,
+        delay,
         ..
-    } = request.controls;
+    } = *request.controls();
     // Taken before any work, and held by the work itself: a client that
     // hangs up frees its lab's place only once the work it left has ended.
-    let admission = state.room.admit(&request.lab, request.controls.delay)?;
-    let steps = state.steps.start_request(&request.lab, &request.key);
+    let admission = state.room.admit(request.lab(), delay)?;
+    let steps = state.steps.start_request(request.lab(), request.key_text());
     let flow_steps = steps.clone();
-    let work = flow(state.db, request, flow_steps.clone());
+    // Without a key there is nothing for a design to guard: every server
+    // does the same, and only a request with a key reaches the server's flow.
+    let work = match request {
+        OrderPost::WithKey(request) => Either::Left(flow(state.db, request, flow_steps.clone())),
+        OrderPost::WithoutKey(request) => Either::Right(place_without_key(
+            state.db,
+            state.tables,
+            request,
+            flow_steps.clone(),
+        )),
+    };
     let work = async move {
         let result = work.await;
         drop(admission);

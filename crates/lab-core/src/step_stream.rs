@@ -243,7 +243,7 @@ mod tests {
     async fn closing_the_hub_ends_the_streams_open_on_it() {
         let hub = StepHub::new();
         let mut before = Box::pin(events_of_lab(&hub, &LabId::default(), "step"));
-        let steps = hub.start_request(&LabId::default(), &key());
+        let steps = hub.start_request(&LabId::default(), key().as_str());
         steps.record(StepKind::KeyClaimed);
         assert!(before.next().await.is_some(), "a step before closing");
         hub.close();
@@ -260,7 +260,7 @@ mod tests {
         let hub = StepHub::new();
         let lab = LabId::default();
         let mut events = Box::pin(events_of_lab(&hub, &lab, "naive"));
-        let steps = hub.start_request(&lab, &key());
+        let steps = hub.start_request(&lab, key().as_str());
         for _ in 0..1030 {
             steps.record(StepKind::KeyClaimed);
         }

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use lab_wire::{IdempotencyKey, LabId, Step, StepKind};
+use lab_wire::{LabId, Step, StepKind};
 use tokio::sync::{broadcast, watch};
 
 use crate::LabError;
@@ -58,14 +58,15 @@ impl StepHub {
         }
     }
 
-    /// The recorder for a request that has just arrived, numbered in order of arrival.
-    pub fn start_request(&self, lab: &LabId, key: &IdempotencyKey) -> Steps {
+    /// The recorder for a request that has just arrived, numbered in order
+    /// of arrival, with `key` (`""` for a request that sent none).
+    pub fn start_request(&self, lab: &LabId, key: &str) -> Steps {
         let request = self.inner.next_request.fetch_add(1, Ordering::Relaxed);
         Steps {
             inner: Some(Arc::new(RequestSteps {
                 hub: self.clone(),
                 lab: lab.clone(),
-                key: key.as_str().to_owned(),
+                key: key.to_owned(),
                 request,
                 finished: AtomicBool::new(false),
             })),
@@ -199,7 +200,7 @@ impl Drop for RequestSteps {
 
 #[cfg(test)]
 mod tests {
-    use lab_wire::KeyFound;
+    use lab_wire::{IdempotencyKey, KeyFound};
 
     use super::*;
 
@@ -212,8 +213,8 @@ mod tests {
         let hub = StepHub::new();
         let lab = LabId::default();
         let mut listener = hub.subscribe(&lab);
-        let first = hub.start_request(&lab, &key());
-        let second = hub.start_request(&lab, &key());
+        let first = hub.start_request(&lab, key().as_str());
+        let second = hub.start_request(&lab, key().as_str());
         first.record(StepKind::KeyLookedUp {
             found: KeyFound::Nothing,
         });
@@ -235,7 +236,7 @@ mod tests {
     async fn a_request_dropped_before_its_end_reports_that_it_was_cancelled() {
         let hub = StepHub::new();
         let mut listener = hub.subscribe(&LabId::default());
-        let steps = hub.start_request(&LabId::default(), &key());
+        let steps = hub.start_request(&LabId::default(), key().as_str());
         let clone = steps.clone();
         drop(steps);
         assert!(listener.try_recv().is_err(), "a clone still holds it");
@@ -247,7 +248,7 @@ mod tests {
     async fn a_request_that_answered_reports_no_cancellation() {
         let hub = StepHub::new();
         let mut listener = hub.subscribe(&LabId::default());
-        let steps = hub.start_request(&LabId::default(), &key());
+        let steps = hub.start_request(&LabId::default(), key().as_str());
         steps.record_end(&Ok::<_, LabError>(()), |()| (201, false));
         drop(steps);
         let kinds: Vec<_> = std::iter::from_fn(|| listener.try_recv().ok())
@@ -267,10 +268,10 @@ mod tests {
         let hub = StepHub::new();
         let (mine, theirs) = (LabId::default(), LabId::try_from("other").unwrap());
         let mut listener = hub.subscribe(&mine);
-        hub.start_request(&theirs, &key())
+        hub.start_request(&theirs, key().as_str())
             .record(StepKind::KeyClaimed);
         assert!(listener.try_recv().is_err(), "another lab's step");
-        hub.start_request(&mine, &key())
+        hub.start_request(&mine, key().as_str())
             .record(StepKind::KeyClaimed);
         assert_eq!(listener.try_recv().unwrap().kind, StepKind::KeyClaimed);
     }
@@ -281,7 +282,8 @@ mod tests {
         let lab = LabId::try_from("gone").unwrap();
         drop(hub.subscribe(&lab));
         assert_eq!(hub.labs_listened_to(), 1);
-        hub.start_request(&lab, &key()).record(StepKind::KeyClaimed);
+        hub.start_request(&lab, key().as_str())
+            .record(StepKind::KeyClaimed);
         assert_eq!(hub.labs_listened_to(), 0, "cleared by its next step");
         drop(hub.subscribe(&lab));
         let _listening = hub.subscribe(&LabId::default());

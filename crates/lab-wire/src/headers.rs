@@ -24,6 +24,13 @@ pub const LAB_KEY_RETENTION_SECS: &str = "lab-key-retention-secs";
 /// default) runs the work to the end regardless, as most servers do.
 pub const LAB_CANCELLATION: &str = "lab-cancellation";
 
+/// Demo control: what a server does with a `POST /orders` that carries no
+/// `Idempotency-Key`. `refuse` (the default) answers 400, as the article's
+/// handler does; `create` treats it as a plain POST and makes the order,
+/// as an API whose key is optional does: nothing can tell its retry from a
+/// new order.
+pub const LAB_MISSING_KEY: &str = "lab-missing-key";
+
 /// How long a claimed key whose request never answered (it crashed) blocks
 /// retries before one may take it over, in seconds (default [`DEFAULT_LOCK_TIMEOUT_SECS`]).
 pub const LAB_LOCK_TIMEOUT_SECS: &str = "lab-lock-timeout-secs";

@@ -8,7 +8,7 @@ use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
 use lab_wire::headers::{
     IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_CANCELLATION, LAB_DELAY_MS, LAB_FAULT,
-    LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS, LAB_SECRET,
+    LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS, LAB_MISSING_KEY, LAB_SECRET,
 };
 use lab_wire::{LabSecret, NewOrder, Order, Problem};
 
@@ -44,9 +44,14 @@ pub async fn place_order(
     let controller = web_sys::AbortController::new().ok();
     let mut request = Request::post(&server.orders_url())
         .header(LAB_SECRET, lab.as_str())
-        .header(IDEMPOTENCY_KEY, &plan.key)
         .header(LAB_DELAY_MS, &plan.server_delay_ms.to_string())
         .abort_signal(controller.as_ref().map(|c| c.signal()).as_ref());
+    request = if plan.key.is_empty() {
+        // No key: a plain POST, which the servers refuse unless asked to take it.
+        request.header(LAB_MISSING_KEY, "create")
+    } else {
+        request.header(IDEMPOTENCY_KEY, &plan.key)
+    };
     if plan.crash_after_create {
         request = request.header(LAB_FAULT, "crash-after-create");
     } else if plan.drop_response {

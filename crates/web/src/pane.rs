@@ -4,7 +4,7 @@
 
 use lab_client::diagram::Diagram;
 use lab_client::playback::{attempt_at, orders_at};
-use lab_client::{Locale, Num, Purchases, Sequence, clock_time, group_orders, money, short_key};
+use lab_client::{Locale, Num, Purchases, Sequence, clock_time, group_orders, key_label, money};
 use lab_i18n::i18n::td_string;
 use lab_wire::Order;
 use leptos::prelude::*;
@@ -70,7 +70,7 @@ pub fn PaneView(
                                     pane.order_line,
                                     item = order.item,
                                     price = money(order.amount_cents),
-                                    key = short_key(&order.idempotency_key),
+                                    key = key_label(&order.idempotency_key, locale),
                                     time = clock_time(order.created_at.timestamp_micros()),
                                 )
                                 .to_string()}
@@ -163,7 +163,7 @@ fn AttemptRow(
                 pane.attempt,
                 copy = record.copy,
                 number = record.number,
-                key = short_key(&record.key),
+                key = key_label(&record.key, locale),
                 time = record.time_range(locale)
             )
         })

@@ -41,14 +41,25 @@ pub async fn run_purchase(context: RunContext, panes: [Pane; 2]) {
         .purchases
         .try_update_value(|p| p.start())
         .unwrap_or(0);
-    // One key for this purchase, made before the first attempt.
-    let purchase_key = new_key();
+    // One key for this purchase, made before the first attempt; or, for a
+    // client that sends none, "" (which is also how the servers' steps name
+    // a request without a key, so the step stream still finds this run's).
+    let purchase_key = if context.policy.no_key {
+        String::new()
+    } else {
+        new_key()
+    };
     context
         .purchases
         .update_value(|p| p.add_key(purchase, &purchase_key));
     for pane in panes {
         pane.forget_run();
     }
+    // An order made without a key can be told apart only by being new.
+    let known_before = panes.map(|pane| {
+        pane.orders
+            .with_untracked(|orders| orders.iter().map(|order| order.id).collect::<Vec<_>>())
+    });
     let [first, second] = panes;
     // Both servers at once; the first pane's copies are started first.
     join(
@@ -57,13 +68,22 @@ pub async fn run_purchase(context: RunContext, panes: [Pane; 2]) {
     )
     .await;
     wait_for_abandoned_attempts(&context, &panes).await;
-    for pane in panes {
+    for (pane, known_before) in panes.into_iter().zip(known_before) {
         pane.refresh(&context.lab).await;
+        pane.orders.with_untracked(|orders| {
+            context.purchases.update_value(|p| {
+                for order in orders {
+                    if order.idempotency_key.is_empty() && !known_before.contains(&order.id) {
+                        p.add_keyless_order(purchase, order.id);
+                    }
+                }
+            })
+        });
         let orders = pane.orders.with_untracked(|orders| {
             context.purchases.with_value(|p| {
                 orders
                     .iter()
-                    .filter(|order| p.purchase_of(&order.idempotency_key) == Some(purchase))
+                    .filter(|order| p.purchase_of_order(order) == Some(purchase))
                     .count()
             })
         });

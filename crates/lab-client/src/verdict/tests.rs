@@ -330,3 +330,25 @@ fn no_verdict_is_the_same_text_in_both_languages() {
         assert!(!zh.contains(" The "), "{zh}");
     }
 }
+
+#[test]
+fn five_posts_without_a_key_are_five_orders_the_server_could_not_tell_apart() {
+    let policy = ClientPolicy {
+        no_key: true,
+        copies: 5,
+        retries: 0,
+        ..ClientPolicy::PLAIN
+    };
+    let attempts: Vec<AttemptRecord> = (1..=5)
+        .map(|copy| attempt(copy, 1, "", Outcome::Created))
+        .collect();
+    let (en, zh) = both(&facts(&policy, &attempts, 5));
+    assert_eq!(
+        en,
+        "No request carried a key, so the server had nothing to tell a repeat from a new purchase by: 5 requests, 5 orders. The customer is charged 5 × 4.50 = 22.50."
+    );
+    assert_eq!(
+        zh,
+        "没有一个请求带键，服务器无从分辨重复请求和新的购买：5 个请求，5 笔订单。顾客被扣款 5 × 4.50 = 22.50。"
+    );
+}
