@@ -83,6 +83,23 @@ pub fn key_label(key: &str, locale: Locale) -> String {
     }
 }
 
+/// Text made safe inside HTML or SVG markup that the page sets as inner
+/// HTML: a key is whatever a client sent, an item whatever a learner typed.
+pub fn escape(text: &str) -> String {
+    let mut safe = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => safe.push_str("&amp;"),
+            '<' => safe.push_str("&lt;"),
+            '>' => safe.push_str("&gt;"),
+            '"' => safe.push_str("&quot;"),
+            '\'' => safe.push_str("&#39;"),
+            c => safe.push(c),
+        }
+    }
+    safe
+}
+
 /// The first eight characters of a key, as timelines show it.
 pub fn short_key(key: &str) -> &str {
     &key[..key.len().min(8)]

@@ -149,7 +149,7 @@ pub fn group_orders(orders: &[Order], purchases: &Purchases) -> Vec<OrderGroup> 
 
 #[cfg(test)]
 mod tests {
-    use chrono::{TimeZone, Utc};
+    use lab_wire::Timestamp;
 
     use super::*;
 
@@ -159,7 +159,8 @@ mod tests {
             item: "coffee".into(),
             amount_cents,
             idempotency_key: key.into(),
-            created_at: Utc.with_ymd_and_hms(2026, 12, 2, 10, 0, 0).unwrap(),
+            // 2026-12-02T10:00:00Z
+            created_at: Timestamp::from_micros(1_796_205_600_000_000),
         }
     }
 

@@ -8,6 +8,7 @@ pub mod diagram;
 pub mod display;
 pub mod form;
 pub mod grouping;
+pub mod lesson;
 pub mod outcome;
 pub mod playback;
 pub mod policy;

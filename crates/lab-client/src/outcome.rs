@@ -30,6 +30,11 @@ pub enum Outcome {
     TimedOut,
     /// The connection failed for another reason.
     NetworkError(String),
+    /// `200` to a `GET /orders`: the server held this many orders.
+    Read {
+        /// How many orders the answer listed.
+        orders: usize,
+    },
 }
 
 impl Outcome {
@@ -71,6 +76,7 @@ impl Outcome {
             Self::Crashed => td_string!(locale, outcome.crashed).into(),
             Self::TimedOut => td_string!(locale, outcome.timed_out).into(),
             Self::NetworkError(_) => td_string!(locale, outcome.network_error).into(),
+            Self::Read { orders } => td_string!(locale, outcome.read, count = *orders as u64),
         }
     }
 
@@ -85,6 +91,7 @@ impl Outcome {
             Self::Crashed => td_string!(locale, outcome.crashed_meaning),
             Self::TimedOut => td_string!(locale, outcome.timed_out_meaning),
             Self::NetworkError(_) => td_string!(locale, outcome.network_error_meaning),
+            Self::Read { .. } => td_string!(locale, outcome.read_meaning),
         }
         .into()
     }

@@ -64,14 +64,12 @@ pub fn orders_at(orders: &[Order], steps: &[Step], origin_us: i64, ms: f64) -> V
     sort_by_number(&mut inserts, |(_, at_us, _)| *at_us);
     // Positions into `orders`, by stamp; the answer keeps the server's order.
     let mut by_stamp: Vec<usize> = (0..orders.len()).collect();
-    sort_by_number(&mut by_stamp, |&index| {
-        orders[index].created_at.timestamp_micros()
-    });
+    sort_by_number(&mut by_stamp, |&index| orders[index].created_at.micros());
     let until_us = origin_us + (ms * 1000.0).round() as i64;
     let mut shown = vec![false; orders.len()];
     for index in by_stamp {
         let order = &orders[index];
-        let stamped_us = order.created_at.timestamp_micros();
+        let stamped_us = order.created_at.micros();
         if stamped_us < origin_us {
             shown[index] = true;
             continue;

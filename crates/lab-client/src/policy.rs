@@ -24,6 +24,9 @@ pub struct ClientPolicy {
     /// No key at all: a plain POST (asking the server to take it with
     /// `Lab-Missing-Key: create`). Wins over `new_key_per_attempt`.
     pub no_key: bool,
+    /// The client only reads (`GET /orders`) instead of ordering: what
+    /// needs no key.
+    pub read_only: bool,
     /// The server commits each copy's first attempt and then loses the answer.
     pub drop_response: bool,
     /// The server crashes right after creating the order of each copy's
@@ -51,6 +54,7 @@ impl ClientPolicy {
         backoff_ms: 300,
         new_key_per_attempt: false,
         no_key: false,
+        read_only: false,
         drop_response: false,
         crash_after_create: false,
         change_order_on_retry: false,
@@ -76,6 +80,8 @@ pub struct AttemptPlan {
     pub number: u8,
     /// The `Idempotency-Key` it carries; `""`: none.
     pub key: String,
+    /// Whether it reads the orders (`GET`) instead of placing one.
+    pub read_only: bool,
     /// Whether to ask the server to drop the answer.
     pub drop_response: bool,
     /// Whether to ask the server to crash right after creating the order.
@@ -151,6 +157,7 @@ where
             copy,
             number,
             key,
+            read_only: policy.read_only,
             drop_response: policy.drop_response && !policy.crash_after_create && number == 1,
             crash_after_create: policy.crash_after_create && number == 1,
             changed_order: policy.change_order_on_retry && number > 1,

@@ -91,6 +91,13 @@ pub fn verdict(facts: &RunFacts<'_>, locale: Locale) -> String {
         ..
     } = tally;
 
+    if facts.policy.read_only {
+        let reads = attempts
+            .iter()
+            .filter(|a| matches!(a.outcome, Some(Outcome::Read { .. })))
+            .count();
+        return td_string!(locale, verdict.reads, count = reads as u64, orders = orders);
+    }
     if orders == 0 && facts.policy.cancel_on_disconnect && timed_out > 0 {
         return if in_progress > 0 {
             td_string!(locale, verdict.cancelled_with_claim, timeout = timeout)

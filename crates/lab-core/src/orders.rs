@@ -60,7 +60,7 @@ fn order_from_row((id, item, amount_cents, idempotency_key, created_at): OrderRo
         item,
         amount_cents,
         idempotency_key,
-        created_at,
+        created_at: created_at.into(),
     }
 }
 
@@ -74,7 +74,7 @@ macro_rules! bind_order {
             .bind(&$order.item)
             .bind($order.amount_cents)
             .bind(&$order.idempotency_key)
-            .bind($order.created_at)
+            .bind(DateTime::<Utc>::from($order.created_at))
     };
 }
 
@@ -94,7 +94,7 @@ fn new_order(key: &str, new: &NewOrder) -> Order {
         amount_cents: new.amount_cents,
         idempotency_key: key.to_owned(),
         // PostgreSQL keeps microseconds: trim here so the 201 and later reads agree.
-        created_at: Utc::now().trunc_subsecs(6),
+        created_at: Utc::now().trunc_subsecs(6).into(),
     }
 }
 

@@ -8,9 +8,11 @@ pub mod lab;
 pub mod order;
 pub mod problem;
 pub mod step;
+pub mod timestamp;
 
 pub use key::{IdempotencyKey, InvalidKey};
 pub use lab::{InvalidLabId, InvalidLabSecret, LabId, LabSecret};
 pub use order::{InvalidOrder, NewOrder, Order};
 pub use problem::Problem;
 pub use step::{KeyFound, STEPS_MISSED_EVENT, Step, StepKind, StepsMissed};
+pub use timestamp::{InvalidTimestamp, Timestamp};

@@ -1,7 +1,8 @@
 //! The order a client asks for and the order a server stores.
 
-use chrono::{DateTime, Utc};
 use uuid::Uuid;
+
+use crate::Timestamp;
 
 /// The longest item name accepted, in characters.
 pub const MAX_ITEM_CHARS: usize = 100;
@@ -106,8 +107,9 @@ pub struct Order {
     pub amount_cents: i64,
     /// The key of the request that created this order.
     pub idempotency_key: String,
-    /// When the order was created.
-    pub created_at: DateTime<Utc>,
+    /// When the order was created (RFC 3339, UTC, to the microsecond).
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
+    pub created_at: Timestamp,
 }
 
 #[cfg(test)]

@@ -107,6 +107,22 @@ pub async fn place_order(
     }
 }
 
+/// One `GET /orders` attempt, as a client that only reads makes it.
+pub async fn read_orders(server: Design, lab: &LabSecret) -> Outcome {
+    match list_orders(server, lab).await {
+        Ok(orders) => Outcome::Read {
+            orders: orders.len(),
+        },
+        Err(ApiError::Status(status)) => Outcome::Rejected {
+            status,
+            problem: String::new(),
+        },
+        Err(ApiError::Network(detail) | ApiError::Unreadable(detail)) => {
+            Outcome::NetworkError(detail)
+        }
+    }
+}
+
 /// The lab's orders on `server`, oldest first.
 pub async fn list_orders(server: Design, lab: &LabSecret) -> Result<Vec<Order>, ApiError> {
     let response = Request::get(&server.orders_url())

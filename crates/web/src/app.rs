@@ -2,9 +2,10 @@
 //! and one pane per server shown, in the learner's language.
 
 use futures::future::{join, join_all};
+use lab_client::lesson;
 use lab_client::{
-    ClientForm, DEFAULT_PANES, Design, FieldGroup, Locale, PRESETS, Preset, Purchases, fields_of,
-    parse_money, timeline,
+    ClientForm, ClientPolicy, DEFAULT_PANES, Design, FieldGroup, Locale, PRESETS, Preset,
+    Purchases, fields_of, parse_money, timeline,
 };
 use lab_i18n::i18n::{td, td_string};
 use lab_wire::NewOrder;
@@ -15,6 +16,7 @@ use crate::api;
 use crate::fields::{DesignField, FormFieldView, TextField};
 use crate::lab_id::{current_lab, reload_when_the_lab_in_the_link_changes};
 use crate::language::{LanguageField, provide_locale};
+use crate::lesson::{Lesson, LessonBanner, LessonCard};
 use crate::pane::PaneView;
 use crate::playback::{DiagramOptions, Playback, PlaybackBar};
 use crate::run_axis::RunAxis;
@@ -156,6 +158,26 @@ fn Lab() -> impl IntoView {
         });
     };
 
+    // The guided lesson: each step sets the client and the panes it runs.
+    let guided = Lesson::from_link();
+    guided.watch_runs([first, second]);
+    Effect::new(move || match guided.step.get() {
+        Some(index) => {
+            if let Some(run) = lesson::steps()[index].run.clone() {
+                controls.show(&run.policy);
+                let lab = lab.get_value();
+                first.switch_to(run.panes[0], &lab);
+                second.switch_to(run.panes[1], &lab);
+            }
+            first.forget_run();
+            second.forget_run();
+            explanation.set(None);
+        }
+        // Back in the free lab, the client starts plain again.
+        None => controls.show(&ClientPolicy::PLAIN),
+    });
+    let run_lesson_step = Callback::new(move |_index: usize| place_order(false));
+
     let presets = PRESETS
         .iter()
         .map(|preset| {
@@ -204,7 +226,10 @@ fn Lab() -> impl IntoView {
                 </div>
             </header>
 
-            <section class="presets" aria-labelledby="presets-title">
+            <LessonBanner lesson=guided />
+            <LessonCard lesson=guided panes=[first, second] busy=busy run=run_lesson_step />
+
+            <section class="presets" id="presets" aria-labelledby="presets-title" class:hidden=move || guided.step.get().is_some()>
                 <h2 id="presets-title">{say(|l| td_string!(l, page.scenarios).to_string())}</h2>
                 <p class="hint">{say(|l| td_string!(l, page.scenarios_hint).to_string())}</p>
                 <div class="preset-buttons">{presets}</div>
@@ -220,7 +245,7 @@ fn Lab() -> impl IntoView {
             </section>
 
             <div class="workbench">
-            <details class="setup" id="setup">
+            <details class="setup" id="setup" class:hidden=move || guided.step.get().is_some()>
             <summary id="setup-toggle">{say(|l| td_string!(l, page.set_up).to_string())}</summary>
             <form class="controls" on:submit=move |ev| {
                 ev.prevent_default();

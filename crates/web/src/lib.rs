@@ -7,6 +7,7 @@ mod app;
 mod fields;
 mod lab_id;
 mod language;
+mod lesson;
 mod live_steps;
 mod pane;
 mod picture;

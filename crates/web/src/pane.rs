@@ -71,7 +71,7 @@ pub fn PaneView(
                                     item = order.item,
                                     price = money(order.amount_cents),
                                     key = key_label(&order.idempotency_key, locale),
-                                    time = clock_time(order.created_at.timestamp_micros()),
+                                    time = clock_time(order.created_at.micros()),
                                 )
                                 .to_string()}
                             </li>
@@ -211,6 +211,7 @@ fn outcome_kind(outcome: &lab_client::Outcome) -> &'static str {
         Crashed => "crashed",
         TimedOut => "timed-out",
         NetworkError(_) => "network-error",
+        Read { .. } => "read",
     }
 }
 

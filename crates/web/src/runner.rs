@@ -184,7 +184,11 @@ async fn attempt(context: &RunContext, pane: Pane, plan: AttemptPlan) -> Outcome
     } else {
         context.order.clone()
     };
-    let outcome = api::place_order(pane.server(), &context.lab, &plan, &order).await;
+    let outcome = if plan.read_only {
+        api::read_orders(pane.server(), &context.lab).await
+    } else {
+        api::place_order(pane.server(), &context.lab, &plan, &order).await
+    };
     let ended_ms = now_ms() - context.started_at;
     pane.attempts.update(|attempts| {
         if let Some(record) = index.and_then(|i| attempts.get_mut(i)) {

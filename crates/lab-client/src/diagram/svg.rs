@@ -6,7 +6,7 @@
 //! lost answer or a crash, dashes for what never arrived); colour, set by
 //! the page's style sheet from `data-tone`, only repeats it.
 
-use crate::display::Num;
+use crate::display::{Num, escape};
 use std::fmt::Write;
 
 use lab_i18n::Locale;
@@ -193,22 +193,6 @@ fn role_name(role: Role) -> &'static str {
         Role::Server => "server",
         Role::Database => "database",
     }
-}
-
-/// Text made safe inside SVG markup: a key is whatever a client sent.
-fn escape(text: &str) -> String {
-    let mut safe = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => safe.push_str("&amp;"),
-            '<' => safe.push_str("&lt;"),
-            '>' => safe.push_str("&gt;"),
-            '"' => safe.push_str("&quot;"),
-            '\'' => safe.push_str("&#39;"),
-            c => safe.push(c),
-        }
-    }
-    safe
 }
 
 #[cfg(test)]

@@ -1,8 +1,7 @@
 //! What a replayed run shows at a moment: attempts, orders, and the steps
 //! one event back and forward.
 
-use chrono::{DateTime, Utc};
-use lab_wire::{Order, Step, StepKind};
+use lab_wire::{Order, Step, StepKind, Timestamp};
 use uuid::Uuid;
 
 use super::*;
@@ -17,7 +16,7 @@ fn order(key: &str, stamped_ms: i64) -> Order {
         item: "tea".into(),
         amount_cents: 450,
         idempotency_key: key.into(),
-        created_at: DateTime::<Utc>::from_timestamp_micros(ORIGIN_US + stamped_ms * 1000).unwrap(),
+        created_at: Timestamp::from_micros(ORIGIN_US + stamped_ms * 1000),
     }
 }
 

@@ -352,3 +352,25 @@ fn five_posts_without_a_key_are_five_orders_the_server_could_not_tell_apart() {
         "没有一个请求带键，服务器无从分辨重复请求和新的购买：5 个请求，5 笔订单。顾客被扣款 5 × 4.50 = 22.50。"
     );
 }
+
+#[test]
+fn reads_are_counted_and_change_nothing() {
+    let policy = ClientPolicy {
+        read_only: true,
+        copies: 5,
+        retries: 0,
+        ..ClientPolicy::PLAIN
+    };
+    let attempts: Vec<AttemptRecord> = (1..=5)
+        .map(|copy| attempt(copy, 1, "", Outcome::Read { orders: 2 }))
+        .collect();
+    let (en, zh) = both(&facts(&policy, &attempts, 0));
+    assert_eq!(
+        en,
+        "5 GETs read the orders and changed nothing: 0 orders were made by this run. Reading again is always safe."
+    );
+    assert_eq!(
+        zh,
+        "5 个 GET 请求读取了订单，什么也没改变：这次运行创建了 0 笔订单。重复读取永远是安全的。"
+    );
+}
