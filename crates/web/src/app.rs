@@ -4,8 +4,8 @@
 use futures::future::{join, join_all};
 use lab_client::lesson;
 use lab_client::{
-    ClientForm, ClientPolicy, DEFAULT_PANES, Design, FieldGroup, Locale, PRESETS, Preset,
-    Purchases, fields_of, parse_money, timeline,
+    ClientForm, DEFAULT_PANES, Design, FieldGroup, Locale, PRESETS, Preset, Purchases, fields_of,
+    parse_money, timeline,
 };
 use lab_i18n::i18n::{td, td_string};
 use lab_wire::NewOrder;
@@ -161,20 +161,26 @@ fn Lab() -> impl IntoView {
     // The guided lesson: each step sets the client and the panes it runs.
     let guided = Lesson::from_link();
     guided.watch_runs([first, second]);
-    Effect::new(move || match guided.step.get() {
-        Some(index) => {
-            if let Some(run) = lesson::steps()[index].run.clone() {
-                controls.show(&run.policy);
-                let lab = lab.get_value();
-                first.switch_to(run.panes[0], &lab);
-                second.switch_to(run.panes[1], &lab);
+    Effect::new(move |before: Option<Option<usize>>| {
+        let step = guided.step.get();
+        match step {
+            Some(index) => {
+                if let Some(run) = lesson::steps()[index].run.clone() {
+                    controls.show(&run.policy);
+                    let lab = lab.get_value();
+                    first.switch_to(run.panes[0], &lab);
+                    second.switch_to(run.panes[1], &lab);
+                }
+                first.forget_run();
+                second.forget_run();
+                explanation.set(None);
             }
-            first.forget_run();
-            second.forget_run();
-            explanation.set(None);
+            // Back from the lesson, the free lab's controls start as the page opens
+            // (on opening, they already are: a learner may have changed them by now).
+            None if before.flatten().is_some() => controls.form.set(ClientForm::default()),
+            None => {}
         }
-        // Back in the free lab, the client starts plain again.
-        None => controls.show(&ClientPolicy::PLAIN),
+        step
     });
     let run_lesson_step = Callback::new(move |_index: usize| place_order(false));
 
