@@ -12,10 +12,15 @@ They change a request just before it is sent, in every phase:
   asks), and the generator repeats small keys; the reuse is tested by the
   lab's own HTTP tests.
 
+- The teacher's view (`/api/teacher/labs`) is asked with the test lab's
+  teacher token (`LAB_TEACHER_TOKEN`), so it is tested past its 401; the
+  refusals without it are tested in `workshop.rs`.
+
 Invalid values are left as generated: the servers must refuse them with a
 4xx problem, and the run checks that they do.
 """
 
+import os
 import re
 import uuid
 
@@ -24,6 +29,23 @@ import schemathesis
 HANGS_UP = {"drop-response", "crash-after-create"}
 LONGEST_DELAY_MS = 20
 VALID_KEY = re.compile(r'^(?!""$)(?:[!-~]{1,255}|"[!-~]{1,255}")$')
+
+
+TEACHER_TOKEN = os.environ.get("LAB_TEACHER_TOKEN")
+
+
+if TEACHER_TOKEN:
+
+    @schemathesis.auth().apply_to(path_regex="/teacher/labs$")
+    class TeacherToken:
+        """The teacher's token, for the one route that needs it."""
+
+        def get(self, case, ctx):
+            return TEACHER_TOKEN
+
+        def set(self, case, data, ctx):
+            case.headers = dict(case.headers or {})
+            case.headers["Authorization"] = f"Bearer {data}"
 
 
 @schemathesis.hook

@@ -169,6 +169,7 @@ fn lab_settings(
         teacher: lab_core::TeacherArgs {
             teacher_token: Some(TEACHER_TOKEN.to_owned()),
         },
+        workshop: Default::default(),
         ui_dir: ui_dir.to_owned(),
     }
 }

@@ -11,6 +11,7 @@ pub mod catalogue;
 pub mod client;
 pub mod learner;
 pub mod steps;
+pub mod workshop;
 
 pub use backend::Backend;
 pub use client::{Attempt, TestServer, new_key, spawn_lab, spawn_lab_on, spawn_server};

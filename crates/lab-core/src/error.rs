@@ -46,6 +46,19 @@ pub enum LabError {
     /// A bearer token that is not the teacher's.
     #[error("this is not the teacher's token (the lab prints it when it starts)")]
     TeacherTokenWrong,
+    /// A teacher's route asked for without the teacher's token, or with another.
+    #[error(
+        "this is the teacher's: send the token the lab printed when it started (Authorization: Bearer TOKEN, or ?token=TOKEN for the page)"
+    )]
+    TeacherTokenRequired,
+    /// No saved run has this id (it never existed, or it has expired).
+    #[error(
+        "no saved run has the id {0:?}: it may have expired (runs are kept for a while, then deleted)"
+    )]
+    RunNotFound(String),
+    /// A saved run or lesson progress that is not what the page sends.
+    #[error("{0}")]
+    InvalidRecord(String),
     /// An `Authorization` header that is not `Bearer TOKEN`.
     #[error("the Authorization header must be \"Bearer\" and the teacher's token")]
     InvalidAuthorization,
@@ -175,7 +188,11 @@ impl LabError {
             | Self::MalformedJson(_) => StatusCode::BAD_REQUEST,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::InvalidOrder(_) | Self::KeyReused => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::InvalidOrder(_) | Self::KeyReused | Self::InvalidRecord(_) => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
+            Self::TeacherTokenRequired => StatusCode::UNAUTHORIZED,
+            Self::RunNotFound(_) => StatusCode::NOT_FOUND,
             Self::KeyInFlight | Self::OrdersLimit(_) => StatusCode::CONFLICT,
             Self::LabSecretRequired(_)
             | Self::LabSecretMismatch(_)
@@ -209,6 +226,14 @@ impl LabError {
             }
             Self::TeacherReadsOnly => ("teacher-reads-only", "The teacher's token only reads"),
             Self::TeacherTokenWrong => ("teacher-token-wrong", "Not the teacher's token"),
+            Self::TeacherTokenRequired => {
+                ("teacher-token-required", "The teacher's token is needed")
+            }
+            Self::RunNotFound(_) => ("run-not-found", "No such saved run"),
+            Self::InvalidRecord(_) => (
+                "invalid-record",
+                "Not a run or lesson record the page sends",
+            ),
             Self::InvalidAuthorization => ("invalid-authorization", "Invalid Authorization"),
             Self::RepeatedHeader(_) => ("repeated-header", "Header sent more than once"),
             Self::InvalidQuery(_) => ("invalid-query", "Invalid query string"),
@@ -303,6 +328,9 @@ impl IntoResponse for LabError {
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
         if let Some(secs) = retry_after {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        if status == StatusCode::UNAUTHORIZED {
+            headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
         response
     }

@@ -184,6 +184,9 @@ fn one_of_each() -> Vec<LabError> {
         LabError::LabSecretMismatch(lab),
         LabError::TeacherReadsOnly,
         LabError::TeacherTokenWrong,
+        LabError::TeacherTokenRequired,
+        LabError::RunNotFound(String::new()),
+        LabError::InvalidRecord(String::new()),
         LabError::InvalidAuthorization,
         LabError::RepeatedHeader("Lab-Id"),
         LabError::InvalidQuery(String::new()),
@@ -228,6 +231,9 @@ fn kinds_are_all_listed(error: &LabError) {
         | LabError::LabSecretMismatch(_)
         | LabError::TeacherReadsOnly
         | LabError::TeacherTokenWrong
+        | LabError::TeacherTokenRequired
+        | LabError::RunNotFound(_)
+        | LabError::InvalidRecord(_)
         | LabError::InvalidAuthorization
         | LabError::RepeatedHeader(_)
         | LabError::InvalidQuery(_)

@@ -202,7 +202,8 @@ fn key_from_headers(headers: &HeaderMap) -> Result<Option<IdempotencyKey>, LabEr
     ))?))
 }
 
-fn require_json_content_type(headers: &HeaderMap) -> Result<(), LabError> {
+/// Refuses a body not sent as JSON (`application/json` or `…+json`): 415.
+pub fn require_json_content_type(headers: &HeaderMap) -> Result<(), LabError> {
     let media_type = single_header(headers, CONTENT_TYPE.as_str(), "Content-Type")?
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.split(';').next())
@@ -214,12 +215,18 @@ fn require_json_content_type(headers: &HeaderMap) -> Result<(), LabError> {
     }
 }
 
-async fn read_limited_body(headers: &HeaderMap, mut body: Body) -> Result<bytes::Bytes, LabError> {
+/// Reads a body of at most `max_bytes`; past it, 413 (after reading and
+/// throwing away a bounded amount, so the client hears why).
+pub async fn read_limited_body(
+    headers: &HeaderMap,
+    mut body: Body,
+    max_bytes: usize,
+) -> Result<bytes::Bytes, LabError> {
     let declared = headers
         .get(CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<u64>().ok());
-    let mut too_large = declared.is_some_and(|length| length > MAX_BODY_BYTES as u64);
+    let mut too_large = declared.is_some_and(|length| length > max_bytes as u64);
     let mut kept = bytes::BytesMut::new();
     let mut seen = 0usize;
     // An oversized body is still read (and thrown away), up to a bound: a
@@ -235,7 +242,7 @@ async fn read_limited_body(headers: &HeaderMap, mut body: Body) -> Result<bytes:
             if seen > MAX_DISCARDED_BYTES {
                 break;
             }
-            too_large |= seen > MAX_BODY_BYTES;
+            too_large |= seen > max_bytes;
             if !too_large {
                 kept.extend_from_slice(data);
             }
@@ -243,7 +250,7 @@ async fn read_limited_body(headers: &HeaderMap, mut body: Body) -> Result<bytes:
         Ok(())
     };
     match tokio::time::timeout(BODY_READ_TIMEOUT, read).await {
-        Ok(Ok(())) if too_large || seen > MAX_BODY_BYTES => Err(LabError::BodyTooLarge),
+        Ok(Ok(())) if too_large || seen > max_bytes => Err(LabError::BodyTooLarge),
         Ok(Ok(())) => Ok(kept.freeze()),
         Ok(Err(error)) => Err(error),
         Err(_elapsed) if too_large => Err(LabError::BodyTooLarge),
@@ -282,7 +289,7 @@ impl<S: Send + Sync> FromRequest<S> for OrderPost {
             return Err(LabError::MissingKey);
         }
         require_json_content_type(headers)?;
-        let body = read_limited_body(headers, body).await?;
+        let body = read_limited_body(headers, body, MAX_BODY_BYTES).await?;
         let order = parse_order(&body)?;
         Ok(match key {
             Some(key) => Self::WithKey(OrderRequest {

@@ -9,6 +9,8 @@ pub mod order;
 pub mod problem;
 pub mod step;
 pub mod timestamp;
+pub mod whole;
+pub mod workshop;
 
 pub use key::{IdempotencyKey, InvalidKey};
 pub use lab::{InvalidLabId, InvalidLabSecret, LabId, LabSecret};

@@ -24,44 +24,8 @@ pub struct NewOrder {
         feature = "openapi",
         schema(minimum = 1, maximum = 10_000_000, example = 450)
     )]
-    #[serde(deserialize_with = "whole_number")]
+    #[serde(deserialize_with = "crate::whole::whole_number")]
     pub amount_cents: i64,
-}
-
-/// A whole number, written `450` or `450.0`: JSON Schema (and so the
-/// OpenAPI document) counts both as the integer 450, so the servers do too.
-fn whole_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
-    struct WholeNumber;
-
-    impl serde::de::Visitor<'_> for WholeNumber {
-        type Value = i64;
-
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a whole number of cents")
-        }
-
-        fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<i64, E> {
-            Ok(value)
-        }
-
-        fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<i64, E> {
-            i64::try_from(value)
-                .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(value), &self))
-        }
-
-        fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<i64, E> {
-            // Past ±2^63 a float has no fraction but is no i64 either.
-            let in_range = (-9.223_372_036_854_775e18..9.223_372_036_854_775e18).contains(&value);
-            if value.fract() == 0.0 && in_range {
-                #[allow(clippy::cast_possible_truncation, reason = "whole and in range")]
-                Ok(value as i64)
-            } else {
-                Err(E::invalid_value(serde::de::Unexpected::Float(value), &self))
-            }
-        }
-    }
-
-    deserializer.deserialize_any(WholeNumber)
 }
 
 /// Why a well-formed order body cannot be accepted.

@@ -108,10 +108,15 @@ async fn serve(settings: Settings) -> ExitCode {
         "  APIs: http://{addr}/api/naive/orders, http://{addr}/api/safe/orders and http://{addr}/api/transactional/orders"
     );
     match application.teacher_token_made() {
-        Some(token) => println!(
-            "  Teacher's token (reads every lab; set --teacher-token to keep one across restarts): {token}"
+        Some(token) => {
+            println!(
+                "  Teacher's token (reads every lab; set --teacher-token to keep one across restarts): {token}"
+            );
+            println!("  Teacher's view of the room: http://{addr}/teacher?token={token}");
+        }
+        None => println!(
+            "  Teacher's token: the one given with --teacher-token; the teacher's view is http://{addr}/teacher?token=TOKEN"
         ),
-        None => println!("  Teacher's token: the one given with --teacher-token."),
     }
     println!("Press Ctrl-C to stop.");
     application.run().await;

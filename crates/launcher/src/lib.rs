@@ -1,7 +1,10 @@
 //! The launcher: one address serving the naive server under `/api/naive`,
 //! the safe server under `/api/safe`, the transactional server under
-//! `/api/transactional`, all three servers' steps at `/api/steps`, their
-//! OpenAPI document at `/api/openapi.json`, and the built web page at `/`.
+//! `/api/transactional`, all three servers' steps at `/api/steps`, the
+//! workshop's saved runs, lesson progress and teacher's view (`/api/runs`,
+//! `/api/lesson`, `/api/teacher/labs`), the OpenAPI document at
+//! `/api/openapi.json`, and the built web page at `/` (and `/teacher`, for
+//! the teacher's token only).
 
 mod bench_command;
 pub mod cli;
@@ -26,6 +29,8 @@ use safe_server::SafeServer;
 use tokio::net::TcpListener;
 use tower_http::services::{ServeDir, ServeFile};
 use transactional_server::TransactionalServer;
+use utoipa::OpenApi;
+use workshop::{WorkshopApi, WorkshopArgs};
 
 /// Settings of the lab.
 #[derive(Debug, Clone, clap::Args)]
@@ -41,6 +46,8 @@ pub struct Settings {
     pub timeouts: Timeouts,
     #[command(flatten)]
     pub teacher: TeacherArgs,
+    #[command(flatten)]
+    pub workshop: WorkshopArgs,
     /// Folder holding the built page (Trunk's output)
     #[arg(long, env = "LAB_UI_DIR", default_value = "dist")]
     pub ui_dir: PathBuf,
@@ -56,12 +63,13 @@ pub fn app(
     limits: RoomLimits,
     timeouts: Timeouts,
     teacher: TeacherToken,
+    workshop: WorkshopArgs,
 ) -> (Router, Vec<StepHub>) {
     let room = Room::new(limits);
     let state_of = |state: lab_core::ServerState| state.with_teacher(teacher.clone());
     let naive = state_of(NaiveServer::state_in(db.clone(), room.clone()));
     let safe = state_of(SafeServer::state_in(db.clone(), room.clone()));
-    let transactional = state_of(TransactionalServer::state_in(db, room.clone()));
+    let transactional = state_of(TransactionalServer::state_in(db.clone(), room.clone()));
     let hubs = vec![
         (NaiveServer::NAME, naive.steps.clone()),
         (SafeServer::NAME, safe.steps.clone()),
@@ -71,16 +79,21 @@ pub fn app(
         .nest("/naive", NaiveServer::routes(naive))
         .nest("/safe", SafeServer::routes(safe))
         .nest("/transactional", TransactionalServer::routes(transactional))
-        .merge(combined_steps_route(hubs.clone(), room, teacher));
+        .merge(combined_steps_route(hubs.clone(), room, teacher.clone()))
+        .merge(workshop::routes(db, teacher.clone(), workshop));
     let document = lab_document(&[
         NaiveServer::NAME,
         SafeServer::NAME,
         TransactionalServer::NAME,
-    ]);
+    ])
+    .nest("/api", WorkshopApi::openapi());
     let api = with_document(api, &document).fallback(not_found);
     // Unknown page paths get the page itself, so a deep link still loads.
     let page = ServeDir::new(ui_dir).fallback(ServeFile::new(ui_dir.join("index.html")));
-    let router = Router::new().nest("/api", api).fallback_service(page);
+    let router = Router::new()
+        .nest("/api", api)
+        .merge(workshop::page_routes(teacher, ui_dir.join("index.html")))
+        .fallback_service(page);
     (
         around_routes(router, timeouts),
         hubs.into_iter().map(|(_, hub)| hub).collect(),
@@ -94,7 +107,7 @@ pub struct Application {
     router: Router,
     timeouts: Timeouts,
     steps: Vec<StepHub>,
-    cleanup: tokio::task::JoinHandle<()>,
+    cleanup: Vec<tokio::task::JoinHandle<()>>,
     teacher_token_made: Option<String>,
 }
 
@@ -105,6 +118,7 @@ impl Application {
         NaiveServer::migrate(&db).await?;
         SafeServer::migrate(&db).await?;
         TransactionalServer::migrate(&db).await?;
+        workshop::migrate(&db).await?;
         if !settings.ui_dir.join("index.html").is_file() {
             tracing::warn!(
                 ui_dir = %settings.ui_dir.display(),
@@ -118,8 +132,14 @@ impl Application {
             settings.limits,
             settings.timeouts,
             teacher,
+            settings.workshop,
         );
         let listener = bind(settings.addr).await?;
+        let workshop_cleanup = workshop::spawn_cleanup(
+            db.clone(),
+            settings.workshop,
+            std::time::Duration::from_secs(settings.storage.cleanup_every_secs),
+        );
         let cleanup = spawn_cleanup(
             db.clone(),
             settings.storage.cleanup(vec![
@@ -134,7 +154,7 @@ impl Application {
             router,
             timeouts: settings.timeouts,
             steps,
-            cleanup,
+            cleanup: vec![cleanup, workshop_cleanup],
             teacher_token_made,
         })
     }
@@ -161,7 +181,9 @@ impl Application {
     pub async fn run_until(self, shutdown: impl Future<Output = ()>) {
         let shutdown = close_on(shutdown, self.steps);
         serve_with(self.listener, self.router, self.timeouts, shutdown).await;
-        self.cleanup.abort();
+        for job in self.cleanup {
+            job.abort();
+        }
         self.db.close().await;
     }
 

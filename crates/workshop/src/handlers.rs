@@ -1,0 +1,276 @@
+//! The routes of saved runs and lesson progress: each checks what it is
+//! sent before storing it, and answers a problem+json that says what to fix.
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Path, Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use chrono::Utc;
+use lab_core::LabError;
+use lab_core::access::{CredentialHeaders, LabToChange, LabToRead};
+use lab_core::request::{read_limited_body, require_json_content_type};
+use lab_wire::workshop::{LESSON_STEPS, LessonProgress, Prediction, RunSummary, SavedRun};
+use lab_wire::{Problem, Timestamp};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::settings::WorkshopState;
+use crate::store::{self, NewRun, Progress};
+
+/// The largest saved run accepted: two panes of six copies retried five
+/// times, with every step, fit in a tenth of it.
+pub const MAX_RUN_BYTES: usize = 1024 * 1024;
+/// The largest lesson progress accepted.
+const MAX_PROGRESS_BYTES: usize = 16 * 1024;
+/// The servers a pane can show.
+const SERVERS: [&str; 3] = ["naive", "safe", "transactional"];
+
+/// What the server reads of a saved run; the rest (the client's behaviour,
+/// its attempts, the steps and orders) is the page's, kept as sent and
+/// given back whole.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct RunOutline {
+    /// The run's panes, one or two.
+    #[schema(min_items = 1, max_items = 2)]
+    panes: Vec<PaneOutline>,
+    /// The lesson step it was run at, if any (1–9).
+    #[schema(minimum = 1, maximum = 9)]
+    #[serde(default, deserialize_with = "lab_wire::whole::optional_whole")]
+    lesson_step: Option<u8>,
+}
+
+/// What the server reads of a pane.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+struct PaneOutline {
+    /// The pane's server: `naive`, `safe` or `transactional`.
+    #[schema(pattern = "^(naive|safe|transactional)$", example = "naive")]
+    server: String,
+    /// How many orders that server held for the run's purchase.
+    #[serde(deserialize_with = "lab_wire::whole::whole")]
+    orders_of_run: u32,
+}
+
+impl RunOutline {
+    fn check(&self) -> Result<(), LabError> {
+        let invalid = |why: &str| Err(LabError::InvalidRecord(why.to_owned()));
+        if !(1..=2).contains(&self.panes.len()) {
+            return invalid("a run has one or two panes");
+        }
+        if let Some(pane) = self
+            .panes
+            .iter()
+            .find(|pane| !SERVERS.contains(&pane.server.as_str()))
+        {
+            return Err(LabError::InvalidRecord(format!(
+                "a pane's server is naive, safe or transactional, not {:?}",
+                pane.server
+            )));
+        }
+        if self
+            .lesson_step
+            .is_some_and(|step| !(1..=LESSON_STEPS).contains(&step))
+        {
+            return invalid("lesson_step is a step of the lesson, 1 to 9");
+        }
+        Ok(())
+    }
+}
+
+/// Reads a JSON body of at most `max` bytes into `T`: a syntax error is
+/// malformed JSON (400), well-formed JSON of the wrong shape an invalid record (422).
+async fn read_json<T: for<'de> Deserialize<'de>>(
+    request: Request,
+    max: usize,
+) -> Result<(T, String), LabError> {
+    let (parts, body): (_, Body) = request.into_parts();
+    require_json_content_type(&parts.headers)?;
+    let bytes = read_limited_body(&parts.headers, body, max).await?;
+    let text = String::from_utf8(bytes.to_vec())
+        .map_err(|_| LabError::MalformedJson("the body is not UTF-8".to_owned()))?;
+    let value = serde_json::from_str(&text).map_err(|error| match error.classify() {
+        serde_json::error::Category::Data => LabError::InvalidRecord(error.to_string()),
+        _ => LabError::MalformedJson(error.to_string()),
+    })?;
+    Ok((value, text))
+}
+
+/// `POST /runs`: saves a finished run of the lab, for its permalink.
+#[utoipa::path(
+    post,
+    path = "/runs",
+    operation_id = "save_run",
+    summary = "Save a finished run for its permalink",
+    params(CredentialHeaders),
+    request_body(content = RunOutline, content_type = "application/json", description = "The run as the page recorded it; the server reads the panes' servers and counts and keeps the rest as sent"),
+    responses(
+        (status = 201, body = SavedRun, description = "Saved: its id, its permalink and when it expires"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "A Lab-* header or the JSON is not valid"),
+        (status = 403, body = Problem, content_type = "application/problem+json", description = "Not the lab's own secret (the teacher's token only reads)"),
+        (status = 413, body = Problem, content_type = "application/problem+json", description = "The run is over 1 MiB"),
+        (status = 415, body = Problem, content_type = "application/problem+json", description = "The body is not sent as JSON"),
+        (status = 422, body = Problem, content_type = "application/problem+json", description = "Not a run the page records: the detail says what is wrong"),
+        (status = 503, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "No answer by the request deadline"),
+    ),
+)]
+pub async fn save_run(
+    State(state): State<WorkshopState>,
+    LabToChange(lab): LabToChange,
+    request: Request,
+) -> Result<Response, LabError> {
+    let (outline, body): (RunOutline, String) = read_json(request, MAX_RUN_BYTES).await?;
+    outline.check()?;
+    if !body.trim_start().starts_with('{') {
+        return Err(LabError::InvalidRecord("a run is a JSON object".to_owned()));
+    }
+    let id = format!("run-{}", uuid::Uuid::new_v4().simple());
+    let saved_at = Utc::now();
+    let expires_at = saved_at + state.settings.retention();
+    let panes_with_duplicates = outline
+        .panes
+        .iter()
+        .filter(|pane| pane.orders_of_run > 1)
+        .count() as u32;
+    store::save_run(
+        &state.db,
+        NewRun {
+            id: &id,
+            lab: &lab,
+            saved_at,
+            expires_at,
+            lesson_step: outline.lesson_step,
+            panes_with_duplicates,
+            body: &body,
+        },
+        state.settings.max_runs_per_lab,
+    )
+    .await?;
+    let saved = SavedRun {
+        url: format!("/runs/{id}"),
+        id,
+        expires_at: expires_at.into(),
+    };
+    Ok((StatusCode::CREATED, Json(saved)).into_response())
+}
+
+/// `GET /runs`: the lab's saved runs, newest first.
+#[utoipa::path(
+    get,
+    path = "/runs",
+    operation_id = "list_runs",
+    params(CredentialHeaders),
+    security((), ("teacher" = [])),
+    responses(
+        (status = 200, body = Vec<RunSummary>, description = "The lab's live runs, newest first"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "A Lab-* or Authorization header that is not valid"),
+        (status = 403, body = Problem, content_type = "application/problem+json", description = "A private lab without its secret, or a token that is not the teacher's"),
+        (status = 503, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "No answer by the request deadline"),
+    ),
+)]
+pub async fn list_runs(
+    State(state): State<WorkshopState>,
+    LabToRead(lab): LabToRead,
+) -> Result<Json<Vec<RunSummary>>, LabError> {
+    Ok(Json(store::list_runs(&state.db, &lab, Utc::now()).await?))
+}
+
+/// A saved run as `GET /runs/{id}` answers it.
+#[derive(Serialize)]
+struct RunAnswer<'a> {
+    id: &'a str,
+    lab: &'a str,
+    saved_at: Timestamp,
+    expires_at: Timestamp,
+    run: &'a RawValue,
+}
+
+/// `GET /runs/{id}`: a saved run, to whoever holds its link.
+#[utoipa::path(
+    get,
+    path = "/runs/{id}",
+    operation_id = "get_run",
+    params(("id" = String, Path, description = "The run's id, from its permalink")),
+    responses(
+        (status = 200, content_type = "application/json", description = "The run: its id, its lab's public id, when it was saved and expires, and `run`, as the page saved it"),
+        (status = 404, body = Problem, content_type = "application/problem+json", description = "No such run, or it has expired"),
+        (status = 503, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "No answer by the request deadline"),
+    ),
+)]
+pub async fn get_run(
+    State(state): State<WorkshopState>,
+    Path(id): Path<String>,
+) -> Result<Response, LabError> {
+    let stored = store::find_run(&state.db, &id, Utc::now())
+        .await?
+        .ok_or_else(|| LabError::RunNotFound(id.chars().take(64).collect()))?;
+    let run: &RawValue = serde_json::from_str(&stored.body)
+        .map_err(|_| LabError::WorkerFailed(format!("the stored run {id} is not JSON")))?;
+    Ok(Json(RunAnswer {
+        id: &id,
+        lab: &stored.lab,
+        saved_at: stored.saved_at,
+        expires_at: stored.expires_at,
+        run,
+    })
+    .into_response())
+}
+
+/// `PUT /lesson`: where the lab is in the guided lesson, and its predictions.
+#[utoipa::path(
+    put,
+    path = "/lesson",
+    operation_id = "save_lesson_progress",
+    params(CredentialHeaders),
+    request_body(content = LessonProgress, content_type = "application/json"),
+    responses(
+        (status = 204, description = "Recorded"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "A Lab-* header or the JSON is not valid"),
+        (status = 403, body = Problem, content_type = "application/problem+json", description = "Not the lab's own secret"),
+        (status = 413, body = Problem, content_type = "application/problem+json", description = "The body is over 16 KiB"),
+        (status = 415, body = Problem, content_type = "application/problem+json", description = "The body is not sent as JSON"),
+        (status = 422, body = Problem, content_type = "application/problem+json", description = "A step outside 1–9, or more than nine predictions"),
+        (status = 503, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "No answer by the request deadline"),
+    ),
+)]
+pub async fn save_progress(
+    State(state): State<WorkshopState>,
+    LabToChange(lab): LabToChange,
+    request: Request,
+) -> Result<StatusCode, LabError> {
+    let (progress, _): (LessonProgress, String) = read_json(request, MAX_PROGRESS_BYTES).await?;
+    let steps = 1..=LESSON_STEPS;
+    let invalid = |why: &str| LabError::InvalidRecord(why.to_owned());
+    if !steps.contains(&progress.step) {
+        return Err(invalid("step is a step of the lesson, 1 to 9"));
+    }
+    if progress.predictions.len() > usize::from(LESSON_STEPS) {
+        return Err(invalid("at most one prediction per step: 9"));
+    }
+    // One prediction per step: a later one for a step replaces an earlier.
+    let mut kept: Vec<Prediction> = Vec::new();
+    for prediction in &progress.predictions {
+        if !steps.contains(&prediction.step) {
+            return Err(invalid(
+                "a prediction's step is a step of the lesson, 1 to 9",
+            ));
+        }
+        kept.retain(|earlier| earlier.step != prediction.step);
+        kept.push(*prediction);
+    }
+    let right = kept.iter().filter(|p| p.was_right()).count() as u32;
+    // Stored as the server writes it, not as sent: nothing but the checked fields.
+    let predictions = serde_json::to_string(&kept).expect("predictions always serialise");
+    store::save_progress(
+        &state.db,
+        Progress {
+            lab: &lab,
+            step: progress.step,
+            predictions_right: right,
+            predictions_made: kept.len() as u32,
+            predictions: &predictions,
+            at: Utc::now(),
+        },
+    )
+    .await?;
+    Ok(StatusCode::NO_CONTENT)
+}

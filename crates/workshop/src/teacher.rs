@@ -1,0 +1,101 @@
+//! The teacher's view of the room: every lab active in it, for the token
+//! the lab printed at start-up and for nobody else.
+
+use std::path::PathBuf;
+
+use axum::Json;
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use chrono::Utc;
+use lab_core::LabError;
+use lab_core::access::TeacherToken;
+use lab_wire::Problem;
+use lab_wire::workshop::LabActivity;
+
+use crate::settings::WorkshopState;
+use crate::store;
+
+/// The most labs the view lists: the most recently active.
+const MAX_LABS_SHOWN: usize = 500;
+
+/// Whether `offered` is the teacher's token; a missing or wrong one is 401.
+fn check(teacher: &TeacherToken, offered: Option<&str>) -> Result<(), LabError> {
+    match offered {
+        Some(token) if teacher.admits(token) => Ok(()),
+        _ => Err(LabError::TeacherTokenRequired),
+    }
+}
+
+/// `GET /teacher/labs`: every lab with a live run or a lesson step, the
+/// most recently active first.
+#[utoipa::path(
+    get,
+    path = "/teacher/labs",
+    operation_id = "teacher_room",
+    summary = "The labs active in the room, for the teacher",
+    security(("teacher" = [])),
+    responses(
+        (status = 200, body = Vec<LabActivity>, description = "Each active lab: last activity, runs, duplicates seen, lesson step, predictions"),
+        (status = 401, body = Problem, content_type = "application/problem+json", description = "Without the teacher's token"),
+        (status = 503, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "No answer by the request deadline"),
+    ),
+)]
+pub async fn room(
+    State(state): State<WorkshopState>,
+    headers: HeaderMap,
+) -> Result<Json<Vec<LabActivity>>, LabError> {
+    // Anything but the teacher's `Bearer` token, a malformed header too,
+    // is a missing token here: 401, which says how to get in.
+    let offered = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.trim().split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim());
+    check(&state.teacher, offered)?;
+    let now = Utc::now();
+    let since = now - state.settings.retention();
+    Ok(Json(
+        store::room(&state.db, now, since, MAX_LABS_SHOWN).await?,
+    ))
+}
+
+/// What the `/teacher` page needs: the token to check and the page to serve.
+#[derive(Clone)]
+pub struct TeacherPage {
+    pub teacher: TeacherToken,
+    pub index_html: PathBuf,
+}
+
+/// `GET /teacher?token=…`: the page, which draws the teacher's view; 401
+/// without the token. A page a browser opens cannot send a header, so the
+/// token comes in the link the lab printed; the page sends no referrer, so
+/// the link does not leave it.
+pub async fn teacher_page(
+    State(page): State<TeacherPage>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, LabError> {
+    // A token is letters, digits, `-` and `_`: nothing in it is percent-encoded.
+    let token = query.as_deref().and_then(|query| {
+        query
+            .split('&')
+            .find_map(|pair| pair.strip_prefix("token="))
+    });
+    check(&page.teacher, token)?;
+    let html = tokio::fs::read(&page.index_html)
+        .await
+        .map_err(|_| LabError::NotFound)?;
+    let mut response = html.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(response)
+}

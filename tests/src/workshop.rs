@@ -1,0 +1,124 @@
+//! Helpers for the workshop's tests: a lab of the test's own with its
+//! secret, a run as the page sends one, and a lab with a one-line page.
+
+use lab_wire::LabSecret;
+use lab_wire::headers::LAB_SECRET;
+use lab_wire::workshop::{RunSummary, SavedRun};
+use serde_json::{Value, json};
+
+use crate::{Backend, spawn_lab_on};
+
+/// A lab of the test's own, on the lab at `base`.
+pub struct WorkshopLab {
+    /// The lab's address.
+    pub base: String,
+    /// The lab's secret.
+    pub secret: String,
+    /// Its public id.
+    pub id: String,
+    /// A client with no secret of its own.
+    pub http: reqwest::Client,
+}
+
+impl WorkshopLab {
+    /// A new lab with a random secret.
+    pub fn new(base: &str) -> Self {
+        let secret = format!("test-{}", uuid::Uuid::new_v4().simple());
+        let id = LabSecret::try_from(secret.as_str())
+            .expect("a valid secret")
+            .lab_id()
+            .to_string();
+        Self {
+            base: base.to_owned(),
+            secret,
+            id,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// The address of the lab's API route `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}/api{path}", self.base)
+    }
+
+    /// `POST /api/runs` with `run`, as this lab.
+    pub async fn save(&self, run: &Value) -> reqwest::Response {
+        self.http
+            .post(self.url("/runs"))
+            .header(LAB_SECRET, &self.secret)
+            .json(run)
+            .send()
+            .await
+            .expect("POST /api/runs answers")
+    }
+
+    /// Saves `run`, which must be accepted, and returns its link.
+    pub async fn saved(&self, run: &Value) -> SavedRun {
+        let response = self.save(run).await;
+        assert_eq!(response.status(), 201);
+        response.json().await.expect("a saved run's link")
+    }
+
+    /// This lab's runs, by its secret.
+    pub async fn runs(&self) -> Vec<RunSummary> {
+        let response = self
+            .http
+            .get(self.url("/runs"))
+            .header(LAB_SECRET, &self.secret)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        response.json().await.unwrap()
+    }
+
+    /// `PUT /api/lesson` with `body`, as this lab.
+    pub async fn progress(&self, body: &Value) -> reqwest::Response {
+        self.http
+            .put(self.url("/lesson"))
+            .header(LAB_SECRET, &self.secret)
+            .json(body)
+            .send()
+            .await
+            .unwrap()
+    }
+}
+
+/// A run as the page sends one: what the server reads, and more it keeps.
+pub fn run_record(orders: [u32; 2], lesson_step: Option<u8>) -> Value {
+    json!({
+        "lesson_step": lesson_step,
+        "order": {"item": "coffee", "amount_cents": 450},
+        "policy": {"copies": 3, "server_delay_ms": 300},
+        "panes": [
+            {"server": "naive", "orders_of_run": orders[0], "attempts": [{"copy": 1, "outcome": "created"}],
+             "steps": [{"seq": 1, "request": 1, "key": "k", "at_us": 1, "kind": {"step": "order-inserted"}}]},
+            {"server": "transactional", "orders_of_run": orders[1], "attempts": [], "steps": []}
+        ]
+    })
+}
+
+/// The status and problem `type` of a problem+json answer.
+pub async fn problem_type(response: reqwest::Response) -> (u16, String) {
+    let status = response.status().as_u16();
+    assert_eq!(
+        response.headers()["content-type"],
+        "application/problem+json"
+    );
+    let body: Value = response.json().await.unwrap();
+    (status, body["type"].as_str().unwrap_or_default().to_owned())
+}
+
+/// A lab over `backend` with a one-line page: its address and database URL.
+pub async fn lab_on(backend: Backend) -> (String, String) {
+    let url = backend.database_url().await;
+    (spawn_lab_on(url.clone(), &page_dir()).await, url)
+}
+
+/// A built page of one line: `/teacher` serves it.
+pub fn page_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join("idempotency-lab-workshop-page");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("index.html"), "<!DOCTYPE html><title>lab</title>").unwrap();
+    dir
+}
