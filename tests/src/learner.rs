@@ -101,6 +101,32 @@ impl Learner {
         learner
     }
 
+    /// A fresh browser (preferring English) showing a page other than the
+    /// lab (a saved run, the teacher's view), once `ready` (CSS) is on it.
+    pub async fn open_page(url: &str, ready: &str) -> Self {
+        let driver = start_chromedriver().await;
+        let browser = open_browser(&driver, "en-US,en").await;
+        let learner = Self {
+            browser,
+            _driver: driver,
+        };
+        learner.visit(url, ready).await;
+        learner
+    }
+
+    /// Goes to `url` and waits until `ready` (CSS) is on the page.
+    pub async fn visit(&self, url: &str, ready: &str) {
+        self.browser.goto(url).await.expect("the page loads");
+        self.wait_for(ready).await;
+    }
+
+    /// Waits until `ready` (CSS) is on the page shown now.
+    pub async fn wait_for(&self, ready: &str) {
+        eventually(async || self.browser.find(Locator::Css(ready)).await.ok())
+            .await
+            .unwrap_or_else(|| panic!("the page shows {ready}"));
+    }
+
     pub async fn go_to(&self, url: &str) {
         self.browser.goto(url).await.expect("the page loads");
         self.wait_for_the_app().await;

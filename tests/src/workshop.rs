@@ -115,10 +115,16 @@ pub async fn lab_on(backend: Backend) -> (String, String) {
     (spawn_lab_on(url.clone(), &page_dir()).await, url)
 }
 
-/// A built page of one line: `/teacher` serves it.
+/// A built page of one line, and a viewer of one line: `/runs/ID` and
+/// `/teacher` serve the viewer.
 pub fn page_dir() -> std::path::PathBuf {
     let dir = std::env::temp_dir().join("idempotency-lab-workshop-page");
-    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(dir.join("viewer")).unwrap();
     std::fs::write(dir.join("index.html"), "<!DOCTYPE html><title>lab</title>").unwrap();
+    std::fs::write(
+        dir.join("viewer/index.html"),
+        "<!DOCTYPE html><title>viewer</title>",
+    )
+    .unwrap();
     dir
 }

@@ -89,5 +89,25 @@ async fn the_teacher_sees_every_active_lab_with_its_step_runs_and_predictions_an
     let opened = page(&format!("?token={TEACHER_TOKEN}")).await.unwrap();
     assert_eq!(opened.status(), 200);
     assert_eq!(opened.headers()["referrer-policy"], "no-referrer");
-    assert!(opened.text().await.unwrap().contains("<title>lab</title>"));
+    assert!(
+        opened
+            .text()
+            .await
+            .unwrap()
+            .contains("<title>viewer</title>")
+    );
+    // A run's permalink page is the viewer too, for anyone.
+    let run_page = teacher
+        .get(format!("{base}/runs/{}", latest.id))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(run_page.status(), 200);
+    assert!(
+        run_page
+            .text()
+            .await
+            .unwrap()
+            .contains("<title>viewer</title>")
+    );
 }

@@ -123,28 +123,42 @@ pub fn ensure_page_tools(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Builds the page into `dist/` and prints the size of its wasm bundle.
+/// Builds the learner's page into `dist/` and the viewer (saved runs and
+/// the teacher's view) into `dist/viewer/`, and prints what each weighs.
 pub fn build_page(root: &Path) -> Result<()> {
     // Trunk runs cargo offline (see Trunk.toml), so fetch the crates first.
     command("cargo").args(["fetch", "--quiet"]).checked()?;
+    // The page first: Trunk empties its dist folder, which holds the viewer's.
     command("trunk")
         .args(["build", "--release"])
         .env("TRUNK_SKIP_VERSION_CHECK", "true")
         .checked()?;
-    report_bundle_size(&root.join("dist"))
+    command("trunk")
+        .args([
+            "build",
+            "--release",
+            "--dist",
+            "dist/viewer",
+            "--public-url",
+            "/viewer/",
+        ])
+        .arg("crates/web/viewer.html")
+        .env("TRUNK_SKIP_VERSION_CHECK", "true")
+        .checked()?;
+    report_bundle_size(&root.join("dist"))?;
+    report_viewer_size(&root.join("dist/viewer"))
 }
 
 /// What the page may weigh, gzipped: its wasm, JS glue and CSS together.
 const BUNDLE_BUDGET_KB: f64 = 250.0;
 
-/// Prints what the page weighs, each part and in all, against the budget.
-/// A number to read, not a test: it never fails the build.
-fn report_bundle_size(dist: &Path) -> Result<()> {
+/// Each kind of file in `dist` (not its subfolders): raw and gzipped bytes.
+fn sizes_in(dist: &Path) -> Result<impl Fn(&str) -> Result<(u64, u64)>> {
     let files: Vec<PathBuf> = std::fs::read_dir(dist)
         .with_context(|| format!("cannot read {}", dist.display()))?
         .filter_map(|entry| entry.ok().map(|entry| entry.path()))
         .collect();
-    let part = |ext: &str| -> Result<(u64, u64)> {
+    Ok(move |ext: &str| -> Result<(u64, u64)> {
         let mut sizes = (0, 0);
         for path in files
             .iter()
@@ -155,7 +169,27 @@ fn report_bundle_size(dist: &Path) -> Result<()> {
             sizes.1 += gzipped_size(&bytes)?;
         }
         Ok(sizes)
-    };
+    })
+}
+
+/// Prints what the viewer weighs (it has no budget of its own: only the
+/// teacher and readers of a permalink load it).
+fn report_viewer_size(dist: &Path) -> Result<()> {
+    let part = sizes_in(dist)?;
+    let (wasm, wasm_gz) = part("wasm")?;
+    let total = wasm_gz + part("js")?.1 + part("css")?.1;
+    say(&format!(
+        "Viewer bundle (saved runs, the teacher's view): {:.1} KB wasm, {:.1} KB gzipped with JS and CSS",
+        kb(wasm),
+        kb(total)
+    ));
+    Ok(())
+}
+
+/// Prints what the page weighs, each part and in all, against the budget.
+/// A number to read, not a test: it never fails the build.
+fn report_bundle_size(dist: &Path) -> Result<()> {
+    let part = sizes_in(dist)?;
     let (wasm, wasm_gz) = part("wasm")?;
     anyhow::ensure!(wasm > 0, "Trunk produced no .wasm file");
     let (_, js_gz) = part("js")?;

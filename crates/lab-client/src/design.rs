@@ -5,7 +5,8 @@ use lab_i18n::i18n::td_string;
 
 /// One of the lab's order servers: the same API, a different way of keeping
 /// a key from creating two orders.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Design {
     /// Looks the key up, then creates the order, then saves the key.
     Naive,

@@ -5,6 +5,7 @@
 
 use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
+use lab_wire::workshop::PredictedOrders;
 
 use crate::design::{DEFAULT_PANES, Design};
 use crate::display::Text;
@@ -40,6 +41,15 @@ impl Guess {
             Self::NoOrder => "none",
             Self::OneOrder => "one",
             Self::MoreThanOne => "more",
+        }
+    }
+
+    /// The guess as the lesson's progress records it.
+    pub fn recorded(self) -> PredictedOrders {
+        match self {
+            Self::NoOrder => PredictedOrders::None,
+            Self::OneOrder => PredictedOrders::One,
+            Self::MoreThanOne => PredictedOrders::More,
         }
     }
 

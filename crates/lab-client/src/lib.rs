@@ -13,6 +13,8 @@ pub mod outcome;
 pub mod playback;
 pub mod policy;
 pub mod presets;
+pub mod record;
+pub mod room;
 pub mod sequence;
 pub mod sorting;
 pub mod timeline;

@@ -5,7 +5,8 @@ use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
 
 /// What one attempt got back.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Outcome {
     /// `201`: this attempt created the order.
     Created,

@@ -9,7 +9,7 @@ pub const MAX_COPIES: u8 = 6;
 pub const MAX_RETRIES: u8 = 5;
 
 /// The client's behaviour for one press of "Place order".
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ClientPolicy {
     /// Copies of the request sent at once (1 = just one).
     pub copies: u8,

@@ -7,7 +7,7 @@ use lab_i18n::i18n::td_string;
 use crate::Outcome;
 
 /// One HTTP attempt as it happened, times in ms since the run started.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct AttemptRecord {
     /// Which copy, from 1.
     pub copy: u8,

@@ -5,6 +5,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::Timestamp;
 
+/// The largest count of orders a record may give: a lab holds at most a
+/// million orders on a server.
+pub const MAX_ORDERS_COUNTED: u32 = 1_000_000;
+
 /// The steps of the guided lesson: progress names one of `1..=LESSON_STEPS`.
 pub const LESSON_STEPS: u8 = 9;
 
@@ -46,7 +50,8 @@ pub struct Prediction {
     pub step: u8,
     /// How many orders the learner said the server would hold.
     pub guess: PredictedOrders,
-    /// How many it held.
+    /// How many it held (at most [`MAX_ORDERS_COUNTED`]).
+    #[cfg_attr(feature = "openapi", schema(maximum = 1_000_000))]
     #[serde(deserialize_with = "crate::whole::whole")]
     pub orders: u32,
 }

@@ -92,7 +92,10 @@ pub fn app(
     let page = ServeDir::new(ui_dir).fallback(ServeFile::new(ui_dir.join("index.html")));
     let router = Router::new()
         .nest("/api", api)
-        .merge(workshop::page_routes(teacher, ui_dir.join("index.html")))
+        .merge(workshop::page_routes(
+            teacher,
+            ui_dir.join("viewer").join("index.html"),
+        ))
         .fallback_service(page);
     (
         around_routes(router, timeouts),

@@ -3,6 +3,7 @@
 use futures::future::{Either, select};
 use gloo_net::http::Request;
 use gloo_timers::future::TimeoutFuture;
+use lab_client::record::RunRecord;
 use lab_client::{AttemptPlan, Design, Outcome};
 use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
@@ -10,6 +11,7 @@ use lab_wire::headers::{
     IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_CANCELLATION, LAB_DELAY_MS, LAB_FAULT,
     LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS, LAB_MISSING_KEY, LAB_SECRET,
 };
+use lab_wire::workshop::{LessonProgress, SavedRun};
 use lab_wire::{LabSecret, NewOrder, Order, Problem};
 
 /// Why a call to a server did not give the page what it asked for.
@@ -150,4 +152,78 @@ pub async fn clear_orders(server: Design, lab: &LabSecret) -> Result<(), ApiErro
         204 => Ok(()),
         status => Err(ApiError::Status(status)),
     }
+}
+
+/// `POST /api/runs`: saves a finished run; its permalink comes back.
+pub async fn save_run(lab: &LabSecret, run: &RunRecord) -> Result<SavedRun, ApiError> {
+    let response = Request::post("/api/runs")
+        .header(LAB_SECRET, lab.as_str())
+        .json(run)
+        .map_err(|error| ApiError::Unreadable(error.to_string()))?
+        .send()
+        .await
+        .map_err(|error| ApiError::Network(error.to_string()))?;
+    if response.status() != 201 {
+        return Err(ApiError::Status(response.status()));
+    }
+    response
+        .json()
+        .await
+        .map_err(|error| ApiError::Unreadable(error.to_string()))
+}
+
+/// A saved run as `GET /api/runs/{id}` gives it.
+#[cfg(feature = "viewer")]
+#[derive(serde::Deserialize)]
+pub struct FetchedRun {
+    pub saved_at: lab_wire::Timestamp,
+    pub run: RunRecord,
+}
+
+/// `GET /api/runs/{id}`: a saved run, by its permalink's id.
+#[cfg(feature = "viewer")]
+pub async fn fetch_run(id: &str) -> Result<FetchedRun, ApiError> {
+    let response = Request::get(&format!("/api/runs/{id}"))
+        .send()
+        .await
+        .map_err(|error| ApiError::Network(error.to_string()))?;
+    if !response.ok() {
+        return Err(ApiError::Status(response.status()));
+    }
+    response
+        .json()
+        .await
+        .map_err(|error| ApiError::Unreadable(error.to_string()))
+}
+
+/// `PUT /api/lesson`: where the lab is in the lesson, and its predictions.
+pub async fn save_progress(lab: &LabSecret, progress: &LessonProgress) -> Result<(), ApiError> {
+    let response = Request::put("/api/lesson")
+        .header(LAB_SECRET, lab.as_str())
+        .json(progress)
+        .map_err(|error| ApiError::Unreadable(error.to_string()))?
+        .send()
+        .await
+        .map_err(|error| ApiError::Network(error.to_string()))?;
+    match response.status() {
+        204 => Ok(()),
+        status => Err(ApiError::Status(status)),
+    }
+}
+
+/// `GET /api/teacher/labs`: the room, with the teacher's token.
+#[cfg(feature = "viewer")]
+pub async fn room(token: &str) -> Result<Vec<lab_wire::workshop::LabActivity>, ApiError> {
+    let response = Request::get("/api/teacher/labs")
+        .header("authorization", &format!("Bearer {token}"))
+        .send()
+        .await
+        .map_err(|error| ApiError::Network(error.to_string()))?;
+    if !response.ok() {
+        return Err(ApiError::Status(response.status()));
+    }
+    response
+        .json()
+        .await
+        .map_err(|error| ApiError::Unreadable(error.to_string()))
 }

@@ -20,6 +20,7 @@ use crate::lesson::{Lesson, LessonBanner, LessonCard};
 use crate::pane::PaneView;
 use crate::playback::{DiagramOptions, Playback, PlaybackBar};
 use crate::run_axis::RunAxis;
+use crate::run_link::SavedRunLink;
 use crate::runner::{RunContext, now_ms, run_purchase};
 use crate::state::{Controls, Pane};
 use crate::status::Status;
@@ -80,6 +81,12 @@ fn Lab() -> impl IntoView {
         join(first.refresh(&lab), second.refresh(&lab)).await;
     });
 
+    // The guided lesson: where the learner is, from the link.
+    let guided = Lesson::from_link(lab.get_value());
+    guided.watch_runs([first, second]);
+    // The last run's permalink, once saved.
+    let saved = RwSignal::new(None::<Result<String, api::ApiError>>);
+
     // From a scenario (`true`), the results are scrolled into view once the run is over.
     let place_order = move |from_scenario: bool| {
         if busy.get_untracked() {
@@ -96,6 +103,7 @@ fn Lab() -> impl IntoView {
             return;
         }
         let policy = controls.policy();
+        saved.set(None);
         playback.show_all();
         busy.set(true);
         status.set(Status::Sending {
@@ -117,6 +125,8 @@ fn Lab() -> impl IntoView {
                 started_at,
                 status,
                 steps_live,
+                lesson_step: guided.step.get_untracked().map(|index| index as u8 + 1),
+                saved,
             };
             run_purchase(context, [first, second]).await;
             if let Some(ticker) = ticker {
@@ -158,9 +168,7 @@ fn Lab() -> impl IntoView {
         });
     };
 
-    // The guided lesson: each step sets the client and the panes it runs.
-    let guided = Lesson::from_link();
-    guided.watch_runs([first, second]);
+    // Each lesson step sets the client and the panes it runs.
     Effect::new(move |before: Option<Option<usize>>| {
         let step = guided.step.get();
         match step {
@@ -316,6 +324,7 @@ fn Lab() -> impl IntoView {
             <p class="status" role="status" aria-live="polite" data-state=move || status.with(Status::state)>
                 {say(move |locale| status.with(|status| status.text(locale)))}
             </p>
+            <SavedRunLink saved=saved />
             <PlaybackBar playback=playback busy=busy />
             <div class="panes">
                 <PaneView pane=first purchases=purchases span_ms=span now_ms=now steps_live=steps_live

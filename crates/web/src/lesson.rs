@@ -7,9 +7,12 @@
 use lab_client::lesson::markup::{self, ids};
 use lab_client::lesson::{Guess, LESSON_STEPS, step_from_link, steps};
 use lab_i18n::i18n::td_string;
+use lab_wire::LabSecret;
+use lab_wire::workshop::{LessonProgress, Prediction};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::api;
 use crate::state::Pane;
 use crate::url::{replace_search, search_params};
 use crate::words::{say, use_locale};
@@ -28,11 +31,13 @@ pub struct Lesson {
     pub results: RwSignal<[Option<usize>; LESSON_STEPS]>,
     /// The step whose run is under way.
     running: RwSignal<Option<usize>>,
+    /// The lab, whose progress the server records for the teacher.
+    lab: StoredValue<LabSecret>,
 }
 
 impl Lesson {
     /// The lesson as the page's link opens it: at the step `?lesson=` names, if any.
-    pub fn from_link() -> Self {
+    pub fn from_link(lab: LabSecret) -> Self {
         let step = search_params()
             .and_then(|params| params.get(LESSON_PARAM))
             .and_then(|value| step_from_link(&value));
@@ -41,12 +46,49 @@ impl Lesson {
             predictions: RwSignal::new([None; LESSON_STEPS]),
             results: RwSignal::new([None; LESSON_STEPS]),
             running: RwSignal::new(None),
+            lab: StoredValue::new(lab),
         }
+        .reported()
+    }
+
+    /// The lesson, reported if a link opened it at a step.
+    fn reported(self) -> Self {
+        self.report();
+        self
+    }
+
+    /// Tells the server where the lab is in the lesson and what it
+    /// predicted, for the teacher's view. A failure only costs the teacher
+    /// a stale row; the lesson goes on.
+    fn report(self) {
+        let Some(step) = self.step.get_untracked() else {
+            return;
+        };
+        let predictions = self.predictions.get_untracked();
+        let results = self.results.get_untracked();
+        let progress = LessonProgress {
+            step: step as u8 + 1,
+            predictions: (0..LESSON_STEPS)
+                .filter_map(|i| {
+                    let (guess, orders) = predictions[i].zip(results[i])?;
+                    Some(Prediction {
+                        step: i as u8 + 1,
+                        guess: guess.recorded(),
+                        orders: orders as u32,
+                    })
+                })
+                .collect(),
+        };
+        let lab = self.lab.get_value();
+        leptos::task::spawn_local(async move {
+            let _ = api::save_progress(&lab, &progress).await;
+        });
     }
 
     /// Shows step `step` (or leaves the lesson), and puts it in the link.
     pub fn go_to(self, step: Option<usize>) {
         self.step.set(step);
+        self.report();
         let Some(params) = search_params() else {
             return;
         };
@@ -73,6 +115,7 @@ impl Lesson {
             if let Some(orders) = orders {
                 self.results.update(|results| results[step] = Some(orders));
                 self.running.set(None);
+                self.report();
             }
         });
     }

@@ -1,6 +1,6 @@
-//! The page's entry point: mounts the app. Built with Trunk (`cargo xtask run`).
+//! The page's entry point: mounts the app for the address it was opened at. Built with Trunk (`cargo xtask run`).
 
 fn main() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(web::App);
+    web::start();
 }

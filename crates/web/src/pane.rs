@@ -107,6 +107,7 @@ pub fn PaneView(
     };
     let order_count = move || orders.with(Vec::len);
     let clock = Signal::derive(move || playhead.get().unwrap_or_else(|| now_ms.get()));
+    let attempt_count = Memo::new(move |_| pane.attempts.with(Vec::len));
     view! {
         <section class="pane" aria-labelledby=pane.id>
             <h2 id=pane.id>{heading}</h2>
@@ -123,11 +124,12 @@ pub fn PaneView(
             }}
             <h3>{say(|l| td_string!(l, pane.attempts).to_string())}</h3>
             <ol class="timeline">
-                // Keyed by position: a row is drawn once and only its text and
-                // bar follow the clock, instead of the list being rebuilt every tick.
-                <For each=move || 0..pane.attempts.with(Vec::len) key=|index| *index let:index>
-                    <AttemptRow pane=pane index=index span_ms=span_ms now_ms=clock playhead=playhead />
-                </For>
+                // Redrawn only when an attempt is added: each row's text and
+                // bar follow the clock themselves. (Not leptos's keyed <For>,
+                // whose diffing cost the page 4 KB gzipped for at most 36 rows.)
+                {move || (0..attempt_count.get())
+                    .map(|index| view! { <AttemptRow pane=pane index=index span_ms=span_ms now_ms=clock playhead=playhead /> })
+                    .collect_view()}
             </ol>
             <h3 class="order-count" data-count=order_count>
                 {say(move |locale| td_string!(locale, pane.orders_stored, count = order_count()))}

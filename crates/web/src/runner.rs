@@ -3,13 +3,14 @@
 
 use futures::future::{join, join_all};
 use gloo_timers::future::TimeoutFuture;
+use lab_client::record::{PaneRecord, RunRecord};
 use lab_client::verdict::CHANGED_ORDER_EXTRA_CENTS;
 use lab_client::{AttemptPlan, AttemptRecord, ClientPolicy, Outcome, Purchases};
-use lab_wire::{LabSecret, NewOrder};
+use lab_wire::{LabSecret, NewOrder, Order};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::api;
+use crate::api::{self, ApiError};
 use crate::lab_id::new_key;
 use crate::state::{Pane, RunSummary};
 use crate::status::Status;
@@ -32,6 +33,10 @@ pub struct RunContext {
     pub status: RwSignal<Status>,
     /// Whether the live step stream is open (see [`crate::live_steps`]).
     pub steps_live: RwSignal<bool>,
+    /// The lesson step this run is (1–9), if it is one.
+    pub lesson_step: Option<u8>,
+    /// The run's permalink once it is saved, or why it was not.
+    pub saved: RwSignal<Option<Result<String, ApiError>>>,
 }
 
 /// Runs the purchase against both panes' servers; resolves when all is done.
@@ -68,6 +73,7 @@ pub async fn run_purchase(context: RunContext, panes: [Pane; 2]) {
     )
     .await;
     wait_for_abandoned_attempts(&context, &panes).await;
+    let mut saved_panes = Vec::new();
     for (pane, known_before) in panes.into_iter().zip(known_before) {
         pane.refresh(&context.lab).await;
         pane.orders.with_untracked(|orders| {
@@ -79,13 +85,23 @@ pub async fn run_purchase(context: RunContext, panes: [Pane; 2]) {
                 }
             })
         });
-        let orders = pane.orders.with_untracked(|orders| {
+        let run_orders: Vec<Order> = pane.orders.with_untracked(|orders| {
             context.purchases.with_value(|p| {
                 orders
                     .iter()
                     .filter(|order| p.purchase_of_order(order) == Some(purchase))
-                    .count()
+                    .cloned()
+                    .collect()
             })
+        });
+        let orders = run_orders.len();
+        saved_panes.push(PaneRecord {
+            server: pane.server(),
+            attempts: pane.attempts.get_untracked(),
+            steps: pane.steps.get_untracked(),
+            steps_missed: pane.steps_missed.get_untracked(),
+            orders_of_run: orders as u32,
+            orders: run_orders,
         });
         pane.verdict.set(Some(RunSummary {
             design: pane.server(),
@@ -95,6 +111,15 @@ pub async fn run_purchase(context: RunContext, panes: [Pane; 2]) {
             amount_cents: context.order.amount_cents,
         }));
     }
+    // Saved for its permalink, so a projector, a bug report or homework can show it again.
+    let record = RunRecord {
+        order: context.order.clone(),
+        policy: context.policy.clone(),
+        lesson_step: context.lesson_step,
+        panes: saved_panes,
+    };
+    let saved = api::save_run(&context.lab, &record).await;
+    context.saved.set(Some(saved.map(|saved| saved.url)));
 }
 
 /// Steps taken before the stream is open are lost, so a run pressed right

@@ -10,7 +10,9 @@ use chrono::Utc;
 use lab_core::LabError;
 use lab_core::access::{CredentialHeaders, LabToChange, LabToRead};
 use lab_core::request::{read_limited_body, require_json_content_type};
-use lab_wire::workshop::{LESSON_STEPS, LessonProgress, Prediction, RunSummary, SavedRun};
+use lab_wire::workshop::{
+    LESSON_STEPS, LessonProgress, MAX_ORDERS_COUNTED, Prediction, RunSummary, SavedRun,
+};
 use lab_wire::{Problem, Timestamp};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -47,6 +49,7 @@ struct PaneOutline {
     #[schema(pattern = "^(naive|safe|transactional)$", example = "naive")]
     server: String,
     /// How many orders that server held for the run's purchase.
+    #[schema(maximum = 1_000_000)]
     #[serde(deserialize_with = "lab_wire::whole::whole")]
     orders_of_run: u32,
 }
@@ -66,6 +69,13 @@ impl RunOutline {
                 "a pane's server is naive, safe or transactional, not {:?}",
                 pane.server
             )));
+        }
+        if self
+            .panes
+            .iter()
+            .any(|pane| pane.orders_of_run > MAX_ORDERS_COUNTED)
+        {
+            return invalid("orders_of_run is at most 1000000");
         }
         if self
             .lesson_step
@@ -253,6 +263,9 @@ pub async fn save_progress(
             return Err(invalid(
                 "a prediction's step is a step of the lesson, 1 to 9",
             ));
+        }
+        if prediction.orders > MAX_ORDERS_COUNTED {
+            return Err(invalid("a prediction's orders are at most 1000000"));
         }
         kept.retain(|earlier| earlier.step != prediction.step);
         kept.push(*prediction);

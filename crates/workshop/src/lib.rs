@@ -19,6 +19,7 @@ mod handlers;
 mod settings;
 mod store;
 mod teacher;
+mod viewer;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -31,7 +32,7 @@ use tokio::task::JoinHandle;
 use utoipa::OpenApi;
 
 pub use settings::{WorkshopArgs, WorkshopState};
-pub use teacher::teacher_page;
+pub use viewer::{run_page, teacher_page};
 
 /// The workshop's migrations (runs and lesson progress).
 pub async fn migrate(db: &Db) -> Result<(), lab_core::LabError> {
@@ -52,11 +53,13 @@ pub fn routes(db: Db, teacher: TeacherToken, settings: WorkshopArgs) -> Router {
         })
 }
 
-/// The page `/teacher`, given the built page's `index.html`.
+/// The viewer's pages, `/runs/{id}` and `/teacher`, given the viewer
+/// bundle's `index.html`.
 pub fn page_routes(teacher: TeacherToken, index_html: PathBuf) -> Router {
     Router::new()
+        .route("/runs/{id}", get(run_page))
         .route("/teacher", get(teacher_page))
-        .with_state(teacher::TeacherPage {
+        .with_state(viewer::ViewerPage {
             teacher,
             index_html,
         })

@@ -1,12 +1,9 @@
 //! The teacher's view of the room: every lab active in it, for the token
 //! the lab printed at start-up and for nobody else.
 
-use std::path::PathBuf;
-
 use axum::Json;
-use axum::extract::{RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, header};
-use axum::response::{IntoResponse, Response};
+use axum::extract::State;
+use axum::http::{HeaderMap, header};
 use chrono::Utc;
 use lab_core::LabError;
 use lab_core::access::TeacherToken;
@@ -20,7 +17,7 @@ use crate::store;
 const MAX_LABS_SHOWN: usize = 500;
 
 /// Whether `offered` is the teacher's token; a missing or wrong one is 401.
-fn check(teacher: &TeacherToken, offered: Option<&str>) -> Result<(), LabError> {
+pub(crate) fn check(teacher: &TeacherToken, offered: Option<&str>) -> Result<(), LabError> {
     match offered {
         Some(token) if teacher.admits(token) => Ok(()),
         _ => Err(LabError::TeacherTokenRequired),
@@ -59,43 +56,4 @@ pub async fn room(
     Ok(Json(
         store::room(&state.db, now, since, MAX_LABS_SHOWN).await?,
     ))
-}
-
-/// What the `/teacher` page needs: the token to check and the page to serve.
-#[derive(Clone)]
-pub struct TeacherPage {
-    pub teacher: TeacherToken,
-    pub index_html: PathBuf,
-}
-
-/// `GET /teacher?token=…`: the page, which draws the teacher's view; 401
-/// without the token. A page a browser opens cannot send a header, so the
-/// token comes in the link the lab printed; the page sends no referrer, so
-/// the link does not leave it.
-pub async fn teacher_page(
-    State(page): State<TeacherPage>,
-    RawQuery(query): RawQuery,
-) -> Result<Response, LabError> {
-    // A token is letters, digits, `-` and `_`: nothing in it is percent-encoded.
-    let token = query.as_deref().and_then(|query| {
-        query
-            .split('&')
-            .find_map(|pair| pair.strip_prefix("token="))
-    });
-    check(&page.teacher, token)?;
-    let html = tokio::fs::read(&page.index_html)
-        .await
-        .map_err(|_| LabError::NotFound)?;
-    let mut response = html.into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    Ok(response)
 }

@@ -1,0 +1,64 @@
+//! The viewer's pages: a saved run's permalink (`/runs/ID`), for anyone
+//! with the link, and the teacher's view (`/teacher?token=…`), for the
+//! teacher's token only. Both are the viewer bundle's `index.html`
+//! (`dist/viewer/`); it draws the one the address names.
+
+use std::path::PathBuf;
+
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use lab_core::LabError;
+use lab_core::access::TeacherToken;
+
+use crate::teacher::check;
+
+/// What the viewer's pages need: the token to check and the page to serve.
+#[derive(Clone)]
+pub struct ViewerPage {
+    pub teacher: TeacherToken,
+    pub index_html: PathBuf,
+}
+
+/// The viewer's `index.html`, sending no referrer (its address may hold a
+/// token or a run's id) and not kept in caches.
+async fn viewer_html(page: &ViewerPage) -> Result<Response, LabError> {
+    let html = tokio::fs::read(&page.index_html)
+        .await
+        .map_err(|_| LabError::NotFound)?;
+    let mut response = html.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(response)
+}
+
+/// `GET /runs/{id}`: the page that draws a saved run (it reads the run from
+/// `/api/runs/{id}`, which answers 404 for an unknown one).
+pub async fn run_page(State(page): State<ViewerPage>) -> Result<Response, LabError> {
+    viewer_html(&page).await
+}
+
+/// `GET /teacher?token=…`: the page, which draws the teacher's view; 401
+/// without the token. A page a browser opens cannot send a header, so the
+/// token comes in the link the lab printed.
+pub async fn teacher_page(
+    State(page): State<ViewerPage>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, LabError> {
+    // A token is letters, digits, `-` and `_`: nothing in it is percent-encoded.
+    let token = query.as_deref().and_then(|query| {
+        query
+            .split('&')
+            .find_map(|pair| pair.strip_prefix("token="))
+    });
+    check(&page.teacher, token)?;
+    viewer_html(&page).await
+}

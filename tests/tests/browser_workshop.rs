@@ -1,0 +1,129 @@
+//! Saved runs and the teacher's view in real headless Chromium: a run's
+//! permalink, opened in a fresh browser, shows what the live run showed;
+//! the teacher's view lists two learners' labs with their lesson step and
+//! runs, and its projector link shows one learner's panes; without the
+//! token the view is refused.
+
+use lab_e2e::Learner;
+use lab_e2e::browser::{eventually, ui_dir, within_deadline};
+use lab_e2e::client::TEACHER_TOKEN;
+use lab_e2e::learner::open_lab;
+use lab_e2e::{Backend, spawn_lab};
+
+/// The learner's lab id, as the page's footer shows it.
+async fn lab_id(learner: &Learner) -> String {
+    let text = learner.page_text().await;
+    let start = text.find("lab-").expect("the footer names the lab");
+    text[start..start + 24].to_owned()
+}
+
+/// The address of the last run's permalink, once it is saved.
+async fn run_link(learner: &Learner) -> String {
+    eventually(async || learner.by_id("run-link").await.attr("href").await.ok()?)
+        .await
+        .expect("the run is saved and linked")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runs_permalink_in_a_fresh_browser_shows_what_the_live_run_showed() {
+    within_deadline(async {
+        let (base, learner) = open_lab().await;
+        let scenario = learner.by_id("preset-concurrent-sends").await;
+        learner.click_and_wait(scenario, "Concurrent sends").await;
+        let link = run_link(&learner).await;
+        assert!(link.starts_with("/runs/run-"), "{link}");
+        let live = [
+            learner.pane_text("Naive").await,
+            learner.pane_text("Transactional").await,
+        ];
+        assert!(live[0].contains("duplicate purchase"), "{}", live[0]);
+
+        let reader = Learner::open_page(&format!("{base}{link}"), "main[data-run=found]").await;
+        let saved = [
+            reader.pane_text("Naive").await,
+            reader.pane_text("Transactional").await,
+        ];
+        assert_eq!(saved, live, "the permalink shows the run as it was");
+        assert_eq!(
+            reader.orders_stored("Naive").await,
+            learner.orders_stored("Naive").await
+        );
+        assert!(
+            reader.page_text().await.contains("Nothing is sent again"),
+            "the page says it is a saved run"
+        );
+
+        let missing = Learner::open_page(
+            &format!("{base}/runs/run-00000000000000000000000000000000"),
+            "main[data-run=failed]",
+        )
+        .await;
+        assert!(missing.page_text().await.contains("may have expired"));
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_teacher_sees_two_learners_labs_and_projects_one_and_without_the_token_sees_nothing() {
+    within_deadline(async {
+        let base = spawn_lab(Backend::Sqlite, &ui_dir()).await;
+        // Alice runs the lesson's first step; Bob places an order in the free lab.
+        let alice = Learner::open(&format!("{base}/?lesson=1")).await;
+        alice.by_id("guess-more").await.click().await.unwrap();
+        let run = alice.by_id("lesson-run").await;
+        alice.click_and_wait(run, "Run it").await;
+        run_link(&alice).await;
+        let bob = Learner::open(&base).await;
+        bob.press_and_wait("Place order").await;
+        run_link(&bob).await;
+        let (alice_lab, bob_lab) = (lab_id(&alice).await, lab_id(&bob).await);
+
+        let teacher = Learner::open_page(
+            &format!("{base}/teacher?token={TEACHER_TOKEN}"),
+            ".room-frame",
+        )
+        .await;
+        let row = async |lab: &str| {
+            eventually(async || {
+                let row = teacher
+                    .by_css(&format!("tr[data-lab='{lab}']"))
+                    .await
+                    .text()
+                    .await
+                    .ok()?;
+                Some(row)
+            })
+            .await
+        };
+        let alice_row = row(&alice_lab).await.expect("Alice's lab is listed");
+        let bob_row = row(&bob_lab).await.expect("Bob's lab is listed");
+        assert!(
+            alice_row.contains(" 1 ") && alice_row.contains("1 of 1 right"),
+            "Alice: one run, step 1, her prediction right: {alice_row}"
+        );
+        assert!(
+            bob_row.contains("—"),
+            "Bob has not opened the lesson: {bob_row}"
+        );
+
+        // The projector link of Alice's row: her panes, large, side by side.
+        let link = teacher
+            .by_css(&format!("tr[data-lab='{alice_lab}'] a.projector-link"))
+            .await;
+        link.click().await.unwrap();
+        teacher.wait_for("main.projector[data-run=found]").await;
+        let projected = teacher.pane_text("Transactional").await;
+        assert!(
+            projected.contains("No request carried a key"),
+            "Alice's verdict, on the projector: {projected}"
+        );
+
+        let refused = reqwest::get(format!("{base}/teacher")).await.unwrap();
+        assert_eq!(refused.status(), 401);
+        let wrong = reqwest::get(format!("{base}/teacher?token=not-the-token-at-all"))
+            .await
+            .unwrap();
+        assert_eq!(wrong.status(), 401);
+    })
+    .await;
+}
