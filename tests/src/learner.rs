@@ -5,75 +5,16 @@
 //! stays the same in every language.
 
 use fantoccini::elements::Element;
-use fantoccini::wd::WebDriverCompatibleCommand;
 use fantoccini::{Client, Locator};
 
 use crate::browser::{Chromedriver, eventually, open_browser, start_chromedriver, ui_dir};
 use crate::{Backend, spawn_lab};
 
+mod accessibility;
 pub mod picture;
 
-/// The ARIA roles the tests look for, and the elements that may carry each.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    Button,
-    Checkbox,
-    SpinButton,
-    TextBox,
-    ComboBox,
-    Region,
-}
-
-impl Role {
-    /// The role's name as the browser computes it.
-    fn aria(self) -> &'static str {
-        match self {
-            Self::Button => "button",
-            Self::Checkbox => "checkbox",
-            Self::SpinButton => "spinbutton",
-            Self::TextBox => "textbox",
-            Self::ComboBox => "combobox",
-            Self::Region => "region",
-        }
-    }
-
-    /// The elements worth asking about (the role is still checked on each).
-    fn candidates(self) -> &'static str {
-        match self {
-            Self::Button => "button, [role=button]",
-            Self::Checkbox => "input[type=checkbox], [role=checkbox]",
-            Self::SpinButton => "input[type=number], [role=spinbutton]",
-            Self::TextBox => "input[type=text], textarea, [role=textbox]",
-            Self::ComboBox => "select, [role=combobox]",
-            Self::Region => "section, [role=region]",
-        }
-    }
-}
-
-/// WebDriver's "Get Computed Role" / "Get Computed Label" of one element.
-#[derive(Debug)]
-struct ComputedAccessibility {
-    element: String,
-    property: &'static str,
-}
-
-impl WebDriverCompatibleCommand for ComputedAccessibility {
-    fn endpoint(
-        &self,
-        base_url: &url::Url,
-        session_id: Option<&str>,
-    ) -> Result<url::Url, url::ParseError> {
-        let session = session_id.unwrap_or_default();
-        base_url.join(&format!(
-            "session/{session}/element/{}/{}",
-            self.element, self.property
-        ))
-    }
-
-    fn method_and_body(&self, _request_url: &url::Url) -> (http::Method, Option<String>) {
-        (http::Method::GET, None)
-    }
-}
+use accessibility::ComputedAccessibility;
+pub use accessibility::Role;
 
 /// A learner at a browser: finds things by what the page shows.
 pub struct Learner {
