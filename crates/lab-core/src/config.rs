@@ -26,6 +26,12 @@ pub struct StorageArgs {
     /// are refused (409) until the lab is cleared
     #[arg(long, env = "LAB_MAX_ORDERS_PER_LAB", default_value_t = DEFAULT_ORDERS_PER_LAB, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_orders_per_lab: u32,
+    /// PostgreSQL only: connections for the transactional server's
+    /// transactions, each held through a learner's pause. A room of 200
+    /// wants about 72; keep it and the 16 for statements under the server's
+    /// max_connections (100 by default)
+    #[arg(long, env = "LAB_TRANSACTION_CONNECTIONS", default_value_t = crate::db::TRANSACTION_CONNECTIONS, value_parser = clap::value_parser!(u32).range(4..=1000))]
+    pub transaction_connections: u32,
 }
 
 impl Default for StorageArgs {
@@ -35,6 +41,7 @@ impl Default for StorageArgs {
             cleanup_every_secs: 60,
             forget_idle_labs_after_days: 7,
             max_orders_per_lab: DEFAULT_ORDERS_PER_LAB,
+            transaction_connections: crate::db::TRANSACTION_CONNECTIONS,
         }
     }
 }
@@ -44,7 +51,8 @@ impl StorageArgs {
     pub async fn open(&self) -> Result<Db, LabError> {
         Ok(Db::connect(&self.database_url)
             .await?
-            .with_orders_per_lab(self.max_orders_per_lab))
+            .with_orders_per_lab(self.max_orders_per_lab)
+            .with_transaction_connections(self.transaction_connections))
     }
 
     /// The cleanup job of the servers in `servers`, as these settings say.

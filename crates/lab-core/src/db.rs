@@ -100,9 +100,19 @@ pub struct Postgres {
     pub orders_per_lab: u32,
 }
 
+/// The transactional server's pool of `connections`, to the database of
+/// `pool`. Opened as needed: most runs never pause in a transaction.
+fn transactions_pool(pool: &PgPool, connections: u32) -> PgPool {
+    PgPoolOptions::new()
+        .max_connections(connections)
+        .acquire_timeout(Duration::from_secs(30))
+        .test_before_acquire(false)
+        .connect_lazy_with(pool.connect_options().as_ref().clone())
+}
+
 /// Connections in the statements pool.
 pub const STATEMENT_CONNECTIONS: u32 = 16;
-/// Connections in the transactions pool.
+/// Connections in the transactions pool, unless `--transaction-connections` says otherwise.
 pub const TRANSACTION_CONNECTIONS: u32 = 24;
 /// Transactions one lab may hold open at once on PostgreSQL; a lab's next
 /// one waits (holding no connection) until one of them ends. Six copies
@@ -220,6 +230,16 @@ impl Db {
         self
     }
 
+    /// The same storage, with `connections` in the transactions pool
+    /// (PostgreSQL; SQLite has its one writer). The pool opens lazily, so it
+    /// is rebuilt, not resized.
+    pub fn with_transaction_connections(mut self, connections: u32) -> Self {
+        if let Self::Postgres(postgres) = &mut self {
+            postgres.transactions = transactions_pool(&postgres.pool, connections);
+        }
+        self
+    }
+
     /// Whether a write transaction held open blocks only the rows it wrote
     /// (PostgreSQL) rather than every other writer of the database (SQLite,
     /// which lets one writer in at a time, every lab's included).
@@ -244,12 +264,7 @@ impl Db {
                 .connect(url)
                 .await
                 .map_err(connect_error)?;
-            // Opened as needed: most runs never pause in a transaction.
-            let transactions = PgPoolOptions::new()
-                .max_connections(TRANSACTION_CONNECTIONS)
-                .acquire_timeout(Duration::from_secs(30))
-                .test_before_acquire(false)
-                .connect_lazy_with(pool.connect_options().as_ref().clone());
+            let transactions = transactions_pool(&pool, TRANSACTION_CONNECTIONS);
             return Ok(Self::Postgres(Postgres {
                 pool,
                 transactions,

@@ -61,6 +61,15 @@ pub(crate) struct BenchArgs {
     /// Measure a shared room instead: ordinary orders in one lab while another holds 100 slow requests, 300 step streams and 300 half-sent requests
     #[arg(long, conflicts_with_all = ["quick", "concurrency", "requests", "rounds", "copies", "csv", "peers"])]
     room: bool,
+    /// Simulate a workshop instead: --learners learners, each in a lab of its own, going through the guided lesson's runs at once against one lab on the first --storage
+    #[arg(long, conflicts_with_all = ["quick", "concurrency", "requests", "rounds", "copies", "csv", "peers", "room"])]
+    classroom: bool,
+    /// Learners in the --classroom simulation
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    learners: u32,
+    /// The classroom lab's PostgreSQL transactions pool (see the lab's --transaction-connections)
+    #[arg(long, default_value_t = lab_core::db::TRANSACTION_CONNECTIONS, value_parser = clap::value_parser!(u32).range(4..=1000))]
+    transaction_connections: u32,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -98,6 +107,68 @@ async fn bench_room(storages: Vec<bench::Storage>, json: Option<&std::path::Path
     }
 }
 
+/// Starts the whole lab over `storage` and runs a room of `learners` through it.
+async fn bench_classroom(
+    storage: bench::Storage,
+    learners: usize,
+    transaction_connections: u32,
+    json: Option<&std::path::Path>,
+) -> ExitCode {
+    // Each learner's step stream holds a connection, both of whose ends are in this process.
+    lab_core::serve::raise_open_files_limit();
+    let (database_url, name) = match &storage {
+        bench::Storage::Sqlite => {
+            let file = std::env::temp_dir().join(format!("classroom-{}.db", uuid::Uuid::new_v4()));
+            (format!("sqlite://{}", file.display()), "sqlite")
+        }
+        bench::Storage::Postgres(url) => (url.clone(), "postgres"),
+    };
+    let settings = crate::Settings {
+        addr: "127.0.0.1:0".parse().expect("an address"),
+        storage: lab_core::StorageArgs {
+            database_url,
+            transaction_connections,
+            ..Default::default()
+        },
+        limits: Default::default(),
+        timeouts: Default::default(),
+        teacher: Default::default(),
+        workshop: Default::default(),
+        ui_dir: std::env::temp_dir().join("idempotency-lab-no-page"),
+    };
+    let application = match crate::Application::build(&settings).await {
+        Ok(application) => application,
+        Err(error) => {
+            eprintln!("error: {error}");
+            eprintln!("(without PostgreSQL, run with --storage sqlite)");
+            return ExitCode::from(2);
+        }
+    };
+    let base = format!("http://{}", application.local_addr());
+    tokio::spawn(application.run_until(std::future::pending()));
+    eprintln!("{learners} learners go through the lesson on {name} …");
+    let report =
+        match crate::classroom::simulate(&base, learners, name, transaction_connections).await {
+            Ok(report) => report,
+            Err(error) => {
+                eprintln!("error: {error}");
+                return ExitCode::from(2);
+            }
+        };
+    println!("{}", crate::classroom::to_table(&report));
+    let written = json.is_none_or(|path| {
+        write_file(
+            path,
+            &serde_json::to_string_pretty(&report).expect("the report serialises"),
+        )
+    });
+    if written {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    }
+}
+
 pub(crate) async fn bench(args: BenchArgs) -> ExitCode {
     let storages = args
         .storage
@@ -109,6 +180,19 @@ pub(crate) async fn bench(args: BenchArgs) -> ExitCode {
         .collect();
     if args.room {
         return bench_room(storages, args.json.as_deref()).await;
+    }
+    if args.classroom {
+        let Some(storage) = storages.into_iter().next() else {
+            eprintln!("error: name a --storage for the classroom");
+            return ExitCode::from(2);
+        };
+        return bench_classroom(
+            storage,
+            args.learners as usize,
+            args.transaction_connections,
+            args.json.as_deref(),
+        )
+        .await;
     }
     let mut config = if args.quick {
         bench::BenchConfig::quick(storages)

@@ -7,6 +7,7 @@
 //! the teacher's token only).
 
 mod bench_command;
+mod classroom;
 pub mod cli;
 
 use std::net::SocketAddr;

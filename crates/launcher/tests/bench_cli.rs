@@ -251,3 +251,51 @@ fn a_peer_that_is_not_name_equals_url_is_refused_before_anything_runs() {
         );
     }
 }
+
+#[test]
+fn a_small_classroom_goes_through_the_lesson_with_every_call_counted_and_every_order_right() {
+    let json_file = std::env::temp_dir().join(format!("classroom-{}.json", uuid::Uuid::new_v4()));
+    let postgres = std::env::var("TEST_DATABASE_URL")
+        .unwrap_or_else(|_| lab_e2e::backend::DEFAULT_TEST_DATABASE_URL.to_owned());
+    let output = Command::new(env!("CARGO_BIN_EXE_idempotency-lab"))
+        .args([
+            "bench",
+            "--classroom",
+            "--learners",
+            "4",
+            "--storage",
+            "postgres",
+        ])
+        .args(["--postgres-url", &postgres, "--json"])
+        .arg(&json_file)
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("| step delivered by the stream |"),
+        "{stdout}"
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_file).unwrap()).unwrap();
+    // Per learner: 47 orders and reads in the eight runs, four calls after
+    // each (two reads, the run saved, the progress), three reads at the end.
+    assert_eq!(
+        number(&report, "requests"),
+        4 * (47 + 8 * 4 + 3),
+        "{report}"
+    );
+    assert_eq!(number(&report, "failures"), 0, "{report}");
+    assert_eq!(number(&report, "miscounted_learners"), 0, "{report}");
+    assert!(number(&report, "steps_delivered") > 4 * 40, "{report}");
+    for latencies in ["orders_ms", "reads_ms", "saves_ms", "step_delivery_ms"] {
+        assert!(
+            report[latencies]["p99"].as_f64().unwrap() > 0.0,
+            "{latencies}: {report}"
+        );
+    }
+}
