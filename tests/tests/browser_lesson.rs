@@ -89,6 +89,10 @@ async fn a_learner_goes_through_the_whole_lesson_by_keyboard_predicting_at_every
                 right,
                 "{title}: the comparison with what happened:\n{card}"
             );
+            if title == "Two at once" {
+                learner.browser.set_window_size(1366, 900).await.unwrap();
+                learner.save_this_screen("lesson-race.png").await;
+            }
             press(learner.by_id("lesson-next").await).await;
         }
 
@@ -149,6 +153,36 @@ async fn a_reload_or_a_shared_link_lands_on_the_same_step_and_leaving_shows_the_
         .await
         .expect("leaving the lesson shows the free lab");
         assert!(!learner.current_url().await.contains("lesson="));
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_a_lesson_step_runs_and_nothing_is_wider_than_the_screen() {
+    within_deadline(async {
+        let (base, learner) = open_lab().await;
+        learner
+            .browser
+            .set_window_size(390, 900)
+            .await
+            .expect("a phone-sized window");
+        learner.go_to(&format!("{base}/?lesson=5")).await;
+        learner.by_id("guess-more").await.click().await.unwrap();
+        learner.by_id("lesson-run").await.click().await.unwrap();
+        let card = what_happened(&learner).await;
+        assert!(card.contains("Two at once"), "{card}");
+        let overflow = learner
+            .browser
+            .execute(
+                "return document.documentElement.scrollWidth - window.innerWidth;",
+                vec![],
+            )
+            .await
+            .expect("measure the page");
+        assert!(
+            overflow.as_i64().is_some_and(|px| px <= 0),
+            "the page scrolls sideways by {overflow} px"
+        );
     })
     .await;
 }

@@ -96,6 +96,8 @@ async fn the_teacher_sees_two_learners_labs_and_projects_one_and_without_the_tok
             .await
         };
         let alice_row = row(&alice_lab).await.expect("Alice's lab is listed");
+        teacher.browser.set_window_size(1366, 768).await.unwrap();
+        teacher.save_this_screen("teacher-room.png").await;
         let bob_row = row(&bob_lab).await.expect("Bob's lab is listed");
         assert!(
             alice_row.contains(" 1 ") && alice_row.contains("1 of 1 right"),
@@ -113,6 +115,7 @@ async fn the_teacher_sees_two_learners_labs_and_projects_one_and_without_the_tok
         link.click().await.unwrap();
         teacher.wait_for("main.projector[data-run=found]").await;
         let projected = teacher.pane_text("Transactional").await;
+        teacher.save_this_screen("run-projector.png").await;
         assert!(
             projected.contains("No request carried a key"),
             "Alice's verdict, on the projector: {projected}"

@@ -100,16 +100,17 @@ impl StepHub {
     }
 
     fn publish(&self, lab: &LabId, key: &str, request: u64, kind: StepKind) {
-        let sender = {
-            let mut labs = self.inner.lock();
-            match labs.get(lab) {
-                None => return,
-                Some(sender) if sender.receiver_count() == 0 => {
-                    labs.remove(lab);
-                    return;
-                }
-                Some(sender) => sender.clone(),
+        // Numbered, stamped and sent under one lock: two requests reporting
+        // at once could otherwise reach a listener out of their `seq` order
+        // (seen: the naive race test's stream, once in a few hundred runs).
+        let mut labs = self.inner.lock();
+        let sender = match labs.get(lab) {
+            None => return,
+            Some(sender) if sender.receiver_count() == 0 => {
+                labs.remove(lab);
+                return;
             }
+            Some(sender) => sender,
         };
         let step = Step {
             seq: self.inner.next_seq.fetch_add(1, Ordering::Relaxed),
