@@ -1,6 +1,5 @@
 //! A test server and the client side of the conversation with it.
 
-use std::path::Path;
 use std::time::Duration;
 
 use lab_core::{Db, OrderServer};
@@ -18,7 +17,9 @@ use crate::Backend;
 pub const COFFEE: &str = r#"{"item":"coffee","amount_cents":450}"#;
 
 /// The teacher's token of every lab [`build_lab`] starts.
-pub const TEACHER_TOKEN: &str = "the-test-teachers-token";
+pub use crate::lab::{
+    TEACHER_TOKEN, build_lab, build_lab_with, spawn_lab, spawn_lab_on, spawn_lab_with_replicas,
+};
 
 /// One running server, seen from one lab.
 #[derive(Clone)]
@@ -101,77 +102,6 @@ pub async fn spawn_server_over<S: OrderServer>(db: Db) -> TestServer {
         std::future::pending(),
     ));
     TestServer::new(format!("http://{addr}/orders"))
-}
-
-/// Starts the whole lab (both servers and the page) on a random port;
-/// returns its base URL, e.g. `http://127.0.0.1:40123`.
-pub async fn spawn_lab(backend: Backend, ui_dir: &Path) -> String {
-    let application = build_lab(backend, ui_dir).await;
-    let base = format!("http://{}", application.local_addr());
-    tokio::spawn(application.run_until(std::future::pending()));
-    base
-}
-
-/// Like [`spawn_lab`], over the database at `database_url`.
-pub async fn spawn_lab_on(database_url: String, ui_dir: &Path) -> String {
-    let settings = launcher::Settings {
-        storage: lab_core::StorageArgs {
-            database_url,
-            ..Default::default()
-        },
-        ..lab_settings(ui_dir, Default::default(), Default::default())
-    };
-    let application = launcher::Application::build(&settings)
-        .await
-        .expect("the lab starts");
-    let base = format!("http://{}", application.local_addr());
-    tokio::spawn(application.run_until(std::future::pending()));
-    base
-}
-
-/// The whole lab on a random port over `backend`, bound but not yet serving
-/// (for a test that decides when it stops).
-pub async fn build_lab(backend: Backend, ui_dir: &Path) -> launcher::Application {
-    build_lab_with(backend, ui_dir, Default::default(), Default::default()).await
-}
-
-/// Like [`build_lab`], with the per-lab limits `limits` and the timeouts `timeouts`.
-pub async fn build_lab_with(
-    backend: Backend,
-    ui_dir: &Path,
-    limits: lab_core::limits::RoomLimits,
-    timeouts: lab_core::serve::Timeouts,
-) -> launcher::Application {
-    let settings = launcher::Settings {
-        storage: lab_core::StorageArgs {
-            database_url: backend.database_url().await,
-            ..Default::default()
-        },
-        ..lab_settings(ui_dir, limits, timeouts)
-    };
-    launcher::Application::build(&settings)
-        .await
-        .expect("the lab starts")
-}
-
-/// The test lab's settings: a random port, the test teacher's token, and
-/// the default storage (which each caller replaces).
-fn lab_settings(
-    ui_dir: &Path,
-    limits: lab_core::limits::RoomLimits,
-    timeouts: lab_core::serve::Timeouts,
-) -> launcher::Settings {
-    launcher::Settings {
-        addr: "127.0.0.1:0".parse().expect("a socket address"),
-        storage: Default::default(),
-        limits,
-        timeouts,
-        teacher: lab_core::TeacherArgs {
-            teacher_token: Some(TEACHER_TOKEN.to_owned()),
-        },
-        workshop: Default::default(),
-        ui_dir: ui_dir.to_owned(),
-    }
 }
 
 impl TestServer {

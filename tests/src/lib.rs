@@ -9,6 +9,7 @@ pub mod backend;
 pub mod browser;
 pub mod catalogue;
 pub mod client;
+pub mod lab;
 pub mod learner;
 pub mod steps;
 pub mod workshop;

@@ -331,3 +331,33 @@ async fn the_naive_diagram_of_the_concurrent_preset_shows_two_lookups_before_the
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_in_process_lock_keeps_one_order_when_the_lab_runs_one_process() {
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
+
+        learner.press_and_wait("In-process lock").await;
+
+        // The test lab runs one process per design: the copies took turns.
+        for pane in ["Naive + lock", "Transactional"] {
+            assert_eq!(
+                learner.orders_stored(pane).await,
+                1,
+                "{pane}:\n{}",
+                learner.pane_text(pane).await
+            );
+        }
+        let locked = learner.outcomes("Naive + lock").await;
+        assert_eq!(
+            locked,
+            ["201", "201 replayed", "201 replayed"],
+            "one created, the others waited their turn and got its answer"
+        );
+        assert!(
+            learner.page_text().await.contains("--replicas 3"),
+            "the scenario says where the lock fails"
+        );
+    })
+    .await;
+}

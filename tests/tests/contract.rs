@@ -24,6 +24,10 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/api/naive/orders"),
     ("delete", "/api/naive/orders"),
     ("get", "/api/naive/steps"),
+    ("post", "/api/locked/orders"),
+    ("get", "/api/locked/orders"),
+    ("delete", "/api/locked/orders"),
+    ("get", "/api/locked/steps"),
     ("post", "/api/safe/orders"),
     ("get", "/api/safe/orders"),
     ("delete", "/api/safe/orders"),
@@ -194,7 +198,7 @@ async fn schemathesis_finds_no_5xx_and_no_answer_outside_the_document(backend: B
     // The run uses the public default lab: start it empty, so that orders
     // from earlier runs do not leave only the lab's orders limit to test.
     let client = reqwest::Client::new();
-    for server in ["naive", "safe", "transactional"] {
+    for server in ["naive", "locked", "safe", "transactional"] {
         let cleared = client
             .delete(format!("{base}/api/{server}/orders"))
             .send()

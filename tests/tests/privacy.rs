@@ -17,7 +17,7 @@ on_both_backends!(
     a_request_naming_no_lab_uses_the_public_default_lab,
 );
 
-const SERVERS: [&str; 3] = ["naive", "safe", "transactional"];
+const SERVERS: [&str; 4] = ["naive", "locked", "safe", "transactional"];
 
 /// The whole lab (teacher's token [`TEACHER_TOKEN`]), serving; its base URL.
 async fn lab(backend: Backend) -> String {

@@ -10,6 +10,8 @@ use lab_i18n::i18n::td_string;
 pub enum Design {
     /// Looks the key up, then creates the order, then saves the key.
     Naive,
+    /// The naive flow behind a lock per key in the server process's memory.
+    Locked,
     /// The article's fix: claims the key in a UNIQUE column first; claim,
     /// order and answer are three separate statements.
     Safe,
@@ -22,12 +24,13 @@ pub const DEFAULT_PANES: [Design; 2] = [Design::Naive, Design::Transactional];
 
 impl Design {
     /// Every design, in the order a learner meets them.
-    pub const ALL: [Self; 3] = [Self::Naive, Self::Safe, Self::Transactional];
+    pub const ALL: [Self; 4] = [Self::Naive, Self::Locked, Self::Safe, Self::Transactional];
 
     /// The server's name in URLs and in the combined step stream: `naive`, `safe`, `transactional`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Naive => "naive",
+            Self::Locked => "locked",
             Self::Safe => "safe",
             Self::Transactional => "transactional",
         }
@@ -42,6 +45,7 @@ impl Design {
     pub fn title(self, locale: Locale) -> String {
         match self {
             Self::Naive => td_string!(locale, design.naive),
+            Self::Locked => td_string!(locale, design.locked),
             Self::Safe => td_string!(locale, design.safe),
             Self::Transactional => td_string!(locale, design.transactional),
         }
@@ -52,6 +56,7 @@ impl Design {
     pub fn choice(self, locale: Locale) -> String {
         match self {
             Self::Naive => td_string!(locale, design.naive_choice),
+            Self::Locked => td_string!(locale, design.locked_choice),
             Self::Safe => td_string!(locale, design.safe_choice),
             Self::Transactional => td_string!(locale, design.transactional_choice),
         }
@@ -62,6 +67,7 @@ impl Design {
     pub fn how(self, locale: Locale) -> String {
         match self {
             Self::Naive => td_string!(locale, design.naive_how),
+            Self::Locked => td_string!(locale, design.locked_how),
             Self::Safe => td_string!(locale, design.safe_how),
             Self::Transactional => td_string!(locale, design.transactional_how),
         }

@@ -32,7 +32,7 @@ pub fn preset(id: &str) -> Option<&'static Preset> {
 const SAFE_BESIDE_TRANSACTIONAL: [Design; 2] = [Design::Safe, Design::Transactional];
 
 /// The scenarios, in teaching order: the teaching matrix's rows.
-pub static PRESETS: [Preset; 8] = [
+pub static PRESETS: [Preset; 9] = [
     Preset {
         id: "dropped-response",
         name: |locale| td_string!(locale, preset.dropped_response).into(),
@@ -126,6 +126,18 @@ pub static PRESETS: [Preset; 8] = [
         },
         panes: SAFE_BESIDE_TRANSACTIONAL,
         explanation: |locale| td_string!(locale, preset.hang_up_explanation).into(),
+    },
+    Preset {
+        id: "in-process-lock",
+        name: |locale| td_string!(locale, preset.in_process_lock).into(),
+        policy: ClientPolicy {
+            copies: 3,
+            retries: 0,
+            server_delay_ms: 300,
+            ..ClientPolicy::PLAIN
+        },
+        panes: [Design::Locked, Design::Transactional],
+        explanation: |locale| td_string!(locale, preset.in_process_lock_explanation).into(),
     },
 ];
 

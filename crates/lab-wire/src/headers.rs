@@ -31,6 +31,10 @@ pub const LAB_CANCELLATION: &str = "lab-cancellation";
 /// new order.
 pub const LAB_MISSING_KEY: &str = "lab-missing-key";
 
+/// On an answer of a lab started with `--replicas N`: which of the N
+/// server processes gave it (1…N).
+pub const LAB_REPLICA: &str = "lab-replica";
+
 /// How long a claimed key whose request never answered (it crashed) blocks
 /// retries before one may take it over, in seconds (default [`DEFAULT_LOCK_TIMEOUT_SECS`]).
 pub const LAB_LOCK_TIMEOUT_SECS: &str = "lab-lock-timeout-secs";

@@ -134,6 +134,7 @@ async fn bench_classroom(
         timeouts: Default::default(),
         teacher: Default::default(),
         workshop: Default::default(),
+        replicas: 1,
         ui_dir: std::env::temp_dir().join("idempotency-lab-no-page"),
     };
     let application = match crate::Application::build(&settings).await {

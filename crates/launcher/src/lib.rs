@@ -9,6 +9,7 @@
 mod bench_command;
 mod classroom;
 pub mod cli;
+mod replicas;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -25,7 +26,9 @@ use lab_core::standalone::{bind, shutdown_signal};
 use lab_core::step_stream::combined_steps_route;
 use lab_core::steps::{StepHub, close_on};
 use lab_core::{Db, LabError, OrderServer, StorageArgs, TeacherArgs};
+use locked_server::LockedServer;
 use naive_server::NaiveServer;
+use replicas::design_routes;
 use safe_server::SafeServer;
 use tokio::net::TcpListener;
 use tower_http::services::{ServeDir, ServeFile};
@@ -49,17 +52,24 @@ pub struct Settings {
     pub teacher: TeacherArgs,
     #[command(flatten)]
     pub workshop: WorkshopArgs,
+    /// Server processes per design, each with its own connection pool (and
+    /// the locked server's locks), taking requests in turn; every answer
+    /// says which (`Lab-Replica`). 3 shows the in-process lock failing
+    #[arg(long, env = "LAB_REPLICAS", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub replicas: u32,
     /// Folder holding the built page (Trunk's output)
     #[arg(long, env = "LAB_UI_DIR", default_value = "dist")]
     pub ui_dir: PathBuf,
 }
 
-/// The three servers and the page, over one storage; `/api/steps` streams
-/// the steps of all three at once. Each lab's limits hold over the three
-/// servers together, and `teacher`'s token reads every lab on each. Also
-/// hands out the servers' step hubs, to be closed when the lab stops.
+/// The four servers and the page, over one storage (`replicas`: one
+/// connection to it per server process of each design; see
+/// [`replicas`]); `/api/steps` streams the steps of all four at once.
+/// Each lab's limits hold over the servers together, and `teacher`'s token
+/// reads every lab on each. Also hands out the servers' step hubs, to be
+/// closed when the lab stops.
 pub fn app(
-    db: Db,
+    replicas: &[Db],
     ui_dir: &Path,
     limits: RoomLimits,
     timeouts: Timeouts,
@@ -67,23 +77,31 @@ pub fn app(
     workshop: WorkshopArgs,
 ) -> (Router, Vec<StepHub>) {
     let room = Room::new(limits);
-    let state_of = |state: lab_core::ServerState| state.with_teacher(teacher.clone());
-    let naive = state_of(NaiveServer::state_in(db.clone(), room.clone()));
-    let safe = state_of(SafeServer::state_in(db.clone(), room.clone()));
-    let transactional = state_of(TransactionalServer::state_in(db.clone(), room.clone()));
+    let (naive, naive_steps) = design_routes::<NaiveServer>(replicas, &room, &teacher);
+    let (locked, locked_steps) = design_routes::<LockedServer>(replicas, &room, &teacher);
+    let (safe, safe_steps) = design_routes::<SafeServer>(replicas, &room, &teacher);
+    let (transactional, transactional_steps) =
+        design_routes::<TransactionalServer>(replicas, &room, &teacher);
     let hubs = vec![
-        (NaiveServer::NAME, naive.steps.clone()),
-        (SafeServer::NAME, safe.steps.clone()),
-        (TransactionalServer::NAME, transactional.steps.clone()),
+        (NaiveServer::NAME, naive_steps),
+        (LockedServer::NAME, locked_steps),
+        (SafeServer::NAME, safe_steps),
+        (TransactionalServer::NAME, transactional_steps),
     ];
     let api = Router::new()
-        .nest("/naive", NaiveServer::routes(naive))
-        .nest("/safe", SafeServer::routes(safe))
-        .nest("/transactional", TransactionalServer::routes(transactional))
+        .nest_service("/naive", naive)
+        .nest_service("/locked", locked)
+        .nest_service("/safe", safe)
+        .nest_service("/transactional", transactional)
         .merge(combined_steps_route(hubs.clone(), room, teacher.clone()))
-        .merge(workshop::routes(db, teacher.clone(), workshop));
+        .merge(workshop::routes(
+            replicas[0].clone(),
+            teacher.clone(),
+            workshop,
+        ));
     let document = lab_document(&[
         NaiveServer::NAME,
+        LockedServer::NAME,
         SafeServer::NAME,
         TransactionalServer::NAME,
     ])
@@ -108,6 +126,8 @@ pub fn app(
 pub struct Application {
     listener: TcpListener,
     db: Db,
+    /// Every replica's connections (the first is `db`'s), to close at the end.
+    replicas: Vec<Db>,
     router: Router,
     timeouts: Timeouts,
     steps: Vec<StepHub>,
@@ -120,6 +140,7 @@ impl Application {
     pub async fn build(settings: &Settings) -> Result<Self, LabError> {
         let db = settings.storage.open().await?;
         NaiveServer::migrate(&db).await?;
+        LockedServer::migrate(&db).await?;
         SafeServer::migrate(&db).await?;
         TransactionalServer::migrate(&db).await?;
         workshop::migrate(&db).await?;
@@ -130,8 +151,12 @@ impl Application {
             );
         }
         let (teacher, teacher_token_made) = settings.teacher.token();
+        let mut replicas = vec![db.clone()];
+        for _ in 1..settings.replicas {
+            replicas.push(settings.storage.open().await?);
+        }
         let (router, steps) = app(
-            db.clone(),
+            &replicas,
             &settings.ui_dir,
             settings.limits,
             settings.timeouts,
@@ -148,6 +173,7 @@ impl Application {
             db.clone(),
             settings.storage.cleanup(vec![
                 NaiveServer::STORAGE,
+                LockedServer::STORAGE,
                 SafeServer::STORAGE,
                 TransactionalServer::STORAGE,
             ]),
@@ -155,6 +181,7 @@ impl Application {
         Ok(Self {
             listener,
             db,
+            replicas,
             router,
             timeouts: settings.timeouts,
             steps,
@@ -188,7 +215,9 @@ impl Application {
         for job in self.cleanup {
             job.abort();
         }
-        self.db.close().await;
+        for db in &self.replicas {
+            db.close().await;
+        }
     }
 
     /// Serves until Ctrl-C or SIGTERM.

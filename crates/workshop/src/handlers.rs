@@ -26,7 +26,7 @@ pub const MAX_RUN_BYTES: usize = 1024 * 1024;
 /// The largest lesson progress accepted.
 const MAX_PROGRESS_BYTES: usize = 16 * 1024;
 /// The servers a pane can show.
-const SERVERS: [&str; 3] = ["naive", "safe", "transactional"];
+const SERVERS: [&str; 4] = ["naive", "locked", "safe", "transactional"];
 
 /// What the server reads of a saved run; the rest (the client's behaviour,
 /// its attempts, the steps and orders) is the page's, kept as sent and
@@ -45,8 +45,8 @@ pub struct RunOutline {
 /// What the server reads of a pane.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 struct PaneOutline {
-    /// The pane's server: `naive`, `safe` or `transactional`.
-    #[schema(pattern = "^(naive|safe|transactional)$", example = "naive")]
+    /// The pane's server: `naive`, `locked`, `safe` or `transactional`.
+    #[schema(pattern = "^(naive|locked|safe|transactional)$", example = "naive")]
     server: String,
     /// How many orders that server held for the run's purchase.
     #[schema(maximum = 1_000_000)]
@@ -66,7 +66,7 @@ impl RunOutline {
             .find(|pane| !SERVERS.contains(&pane.server.as_str()))
         {
             return Err(LabError::InvalidRecord(format!(
-                "a pane's server is naive, safe or transactional, not {:?}",
+                "a pane's server is naive, locked, safe or transactional, not {:?}",
                 pane.server
             )));
         }

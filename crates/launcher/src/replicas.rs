@@ -1,0 +1,58 @@
+//! `--replicas N`: each design served by N server processes' worth of
+//! state — a connection pool of its own and, for the locked server, locks
+//! of its own — with requests spread over them in turn, as a load balancer
+//! in front of N processes does. Every answer names the replica that gave
+//! it (`Lab-Replica: 1…N`). What the lab still shares between them is its
+//! instruments: the step hub a page watches and the room's limits.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use axum::Router;
+use axum::extract::Request;
+use axum::http::HeaderValue;
+use axum::response::IntoResponse;
+use lab_core::access::TeacherToken;
+use lab_core::limits::Room;
+use lab_core::{Db, OrderServer, StepHub};
+use lab_wire::headers::LAB_REPLICA;
+use tower::ServiceExt;
+
+/// One design's routes over `replicas` (one database handle each), and the
+/// step hub its replicas share.
+pub fn design_routes<S: OrderServer>(
+    replicas: &[Db],
+    room: &Room,
+    teacher: &TeacherToken,
+) -> (Router, StepHub) {
+    let hub = StepHub::new();
+    let routers: Vec<Router> = replicas
+        .iter()
+        .map(|db| {
+            let mut state = S::state_in(db.clone(), room.clone()).with_teacher(teacher.clone());
+            state.steps = hub.clone();
+            S::routes(state)
+        })
+        .collect();
+    (in_turn(routers), hub)
+}
+
+/// `routers` as one, each request to the next in turn; one router alone as it is.
+fn in_turn(mut routers: Vec<Router>) -> Router {
+    if routers.len() == 1 {
+        return routers.remove(0);
+    }
+    let routers: Arc<[Router]> = routers.into();
+    let next = Arc::new(AtomicUsize::new(0));
+    Router::new().fallback(move |request: Request| {
+        let index = next.fetch_add(1, Ordering::Relaxed) % routers.len();
+        let router = routers[index].clone();
+        async move {
+            let mut response = router.oneshot(request).await.into_response();
+            response
+                .headers_mut()
+                .insert(LAB_REPLICA, HeaderValue::from(index + 1));
+            response
+        }
+    })
+}

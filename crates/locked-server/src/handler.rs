@@ -1,0 +1,130 @@
+//! The naive flow behind a lock per key, in this process's memory.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use axum::Router;
+use axum::response::Response;
+use lab_core::routes::order_routes;
+use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerState, ServerStorage, Steps};
+use lab_wire::LabId;
+use naive_server::handler::check_then_act;
+use naive_server::naive_key_table;
+use naive_server::store::KeyTable;
+
+/// The locked server's keys: `locked_idempotency_keys`.
+const KEYS: KeyTable =
+    naive_key_table!("locked_idempotency_keys", "locked", lab_core::migrations!());
+
+/// The naive flow behind a per-key lock in process memory.
+pub struct LockedServer;
+
+impl OrderServer for LockedServer {
+    const NAME: &'static str = "locked";
+    const STORAGE: &'static ServerStorage = KEYS.storage;
+
+    /// The flow behind the locks of this whole process (what the benchmark
+    /// calls directly). A server's routes have locks of their own: see [`Self::routes`].
+    async fn place_order(
+        db: Db,
+        request: OrderRequest,
+        steps: Steps,
+    ) -> Result<Response, LabError> {
+        static PROCESS: std::sync::OnceLock<KeyLocks> = std::sync::OnceLock::new();
+        let locks = PROCESS.get_or_init(KeyLocks::default).clone();
+        locked_flow(locks, db, request, steps).await
+    }
+
+    /// The routes of one server process: each call makes one, with locks
+    /// (memory) of its own, as a replica of the lab (`--replicas`) has.
+    fn routes(state: ServerState) -> Router {
+        let locks = KeyLocks::default();
+        order_routes(state, move |db, request, steps| {
+            locked_flow(locks, db, request, steps)
+        })
+    }
+}
+
+/// Takes the key's lock, then runs the naive flow while holding it.
+async fn locked_flow(
+    locks: KeyLocks,
+    db: Db,
+    request: OrderRequest,
+    steps: Steps,
+) -> Result<Response, LabError> {
+    let lock = locks.of(&request.lab, request.key.as_str());
+    // A second request with this key waits here, in this process only.
+    let held = lock.lock().await;
+    let answer = check_then_act(&KEYS, db, request, steps).await;
+    drop(held);
+    locks.forget_if_unused(lock);
+    answer
+}
+
+/// A key's lock: held by the request whose flow is running.
+type KeyLock = Arc<tokio::sync::Mutex<()>>;
+
+/// One lock per (lab, key), kept while some request holds or waits for it.
+#[derive(Clone, Default)]
+pub struct KeyLocks {
+    locks: Arc<Mutex<HashMap<(LabId, String), KeyLock>>>,
+}
+
+impl KeyLocks {
+    /// The lock of `key` in `lab`, made if none is held.
+    fn of(&self, lab: &LabId, key: &str) -> KeyLock {
+        let mut locks = self.locks.lock().unwrap_or_else(PoisonError::into_inner);
+        locks
+            .entry((lab.clone(), key.to_owned()))
+            .or_default()
+            .clone()
+    }
+
+    /// Drops the map's entry once nobody else holds or waits for `lock`, so
+    /// the map only ever holds keys in use.
+    fn forget_if_unused(&self, lock: KeyLock) {
+        let mut locks = self.locks.lock().unwrap_or_else(PoisonError::into_inner);
+        // Two references: the map's and `lock`. More means another request has it.
+        if Arc::strong_count(&lock) == 2 {
+            locks.retain(|_, kept| !Arc::ptr_eq(kept, &lock));
+        }
+    }
+
+    /// How many keys have a lock now.
+    pub fn len(&self) -> usize {
+        self.locks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    /// Whether no key has a lock now.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_keys_lock_makes_a_second_request_wait_and_is_forgotten_after() {
+        let locks = KeyLocks::default();
+        let lab = LabId::default();
+        let first = locks.of(&lab, "k");
+        let held = first.lock().await;
+        let second = locks.of(&lab, "k");
+        assert!(Arc::ptr_eq(&first, &second), "one lock per key");
+        assert!(second.try_lock().is_err(), "the second request waits");
+        assert!(!Arc::ptr_eq(&first, &locks.of(&lab, "other")));
+        drop(held);
+        locks.forget_if_unused(second);
+        assert_eq!(
+            locks.len(),
+            2,
+            "still referenced by `first`, and `other`'s entry"
+        );
+        drop(first);
+    }
+}
