@@ -2,9 +2,14 @@
 
 They change a request just before it is sent, in every phase:
 
-- The two Lab-Fault values make a server hang up without answering. That is
+- Three Lab-Fault values make a server hang up without answering. That is
   the lab's demonstration of a lost response (the OpenAPI document says so),
   and no tool can check a response that never comes, so they are dropped.
+  So is provider-timeout: its 502 is the lab's demonstration of a payment
+  provider that charged and then timed out, tested by side_effects.rs.
+- Lab-Missing-Key: create is dropped: it makes a POST without its
+  Idempotency-Key a plain order on purpose (the lesson's "no key" step),
+  which the document's "required" cannot say; keyless.rs tests it.
 - Valid delays are cut to at most 20 ms, so that a bounded run spends its
   time on inputs rather than on waiting.
 - A valid Idempotency-Key gets a unique suffix. Reusing a key for another
@@ -26,7 +31,7 @@ import uuid
 
 import schemathesis
 
-HANGS_UP = {"drop-response", "crash-after-create"}
+HANGS_UP = {"drop-response", "crash-after-create", "crash-after-charge", "provider-timeout"}
 LONGEST_DELAY_MS = 20
 VALID_KEY = re.compile(r'^(?!""$)(?:[!-~]{1,255}|"[!-~]{1,255}")$')
 
@@ -57,6 +62,8 @@ def before_call(ctx, case, **kwargs):
         value = str(headers[name])
         lowered = name.lower()
         if lowered == "lab-fault" and value.strip() in HANGS_UP:
+            del headers[name]
+        elif lowered == "lab-missing-key" and value.strip() == "create":
             del headers[name]
         elif lowered == "lab-delay-ms" and value.isdigit() and int(value) <= 10_000:
             headers[name] = str(int(value) % (LONGEST_DELAY_MS + 1))

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::Backend;
 
+/// The teacher's token of every test lab.
 pub const TEACHER_TOKEN: &str = "the-test-teachers-token";
 
 /// Starts the whole lab (both servers and the page) on a random port;

@@ -3,6 +3,11 @@
 //! answers and crashes hits it, it never stores more than one order per
 //! key — and once a retry succeeds, exactly the one it was told about. The
 //! naive server is run through the same property to show that it fails it.
+//!
+//! The atomic-phases server goes further, with the card charged and the
+//! receipt e-mailed: whatever mix of crashes (after the order, after the
+//! charge), provider timeouts and dropped answers hits one key, once a
+//! retry succeeds there is one order, one charge and one e-mail.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -10,6 +15,7 @@ use std::time::Duration;
 use futures::future::join_all;
 use lab_core::OrderServer;
 use lab_e2e::client::{COFFEE, send};
+use lab_e2e::shop::Shop;
 use lab_e2e::{Attempt, Backend, TestServer, spawn_server};
 use lab_wire::headers::{LAB_DELAY_MS, LAB_FAULT, LAB_LOCK_TIMEOUT_SECS};
 use naive_server::NaiveServer;
@@ -191,4 +197,84 @@ fn the_naive_server_fails_the_same_property() {
         outcome.is_err(),
         "24 random mixes of concurrency, drops and crashes left the naive server correct"
     );
+}
+
+/// One attempt at the atomic-phases server's one key: when it starts, and
+/// the fault it asks for.
+#[derive(Debug, Clone)]
+struct PhasedAttempt {
+    start_ms: u64,
+    fault: Option<&'static str>,
+}
+
+fn phased_attempts() -> impl Strategy<Value = Vec<PhasedAttempt>> {
+    let fault = prop_oneof![
+        2 => Just(None),
+        1 => Just(Some("crash-after-create")),
+        1 => Just(Some("crash-after-charge")),
+        1 => Just(Some("provider-timeout")),
+        1 => Just(Some("drop-response")),
+    ];
+    let attempt =
+        (0..400u64, fault).prop_map(|(start_ms, fault)| PhasedAttempt { start_ms, fault });
+    proptest::collection::vec(attempt, 1..=5)
+}
+
+/// Sends `attempts` at one key on the atomic-phases server (with side
+/// effects), then retries it until answered; `Err` names what broke.
+async fn phases_hold(backend: Backend, attempts: Vec<PhasedAttempt>) -> Result<(), String> {
+    let shop = Shop::open(backend).await;
+    let key = lab_e2e::new_key();
+    join_all(attempts.iter().map(|attempt| async {
+        tokio::time::sleep(Duration::from_millis(attempt.start_ms)).await;
+        shop.buy("phased", &key, attempt.fault).await
+    }))
+    .await;
+    // A crashed attempt's lock is 1 s; a failed one lets go at once.
+    let mut answer = None;
+    for _ in 0..80 {
+        match shop.buy("phased", &key, None).await {
+            attempt @ Attempt::Answered { status: 201, .. } => {
+                answer = Some(attempt);
+                break;
+            }
+            _ => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    let Some(answer) = answer else {
+        return Err(format!("the key never got its order after {attempts:?}"));
+    };
+    let orders = shop.orders_for("phased", &key).await;
+    let effects = shop.side_effects("phased").await;
+    if (orders, effects.charges, effects.emails) != (1, 1, 1) {
+        return Err(format!(
+            "{orders} orders, {} charges, {} e-mails after {attempts:?}",
+            effects.charges, effects.emails
+        ));
+    }
+    let stored = shop.design("phased").orders().await;
+    if stored != vec![answer.order()] {
+        return Err(format!(
+            "the retry was told about another order after {attempts:?}"
+        ));
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, max_shrink_iters: 16, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_mix_of_crashes_timeouts_and_drops_leaves_one_order_one_charge_one_email_on_phased_sqlite(
+        attempts in phased_attempts()
+    ) {
+        runtime().block_on(phases_hold(Backend::Sqlite, attempts)).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn any_mix_of_crashes_timeouts_and_drops_leaves_one_order_one_charge_one_email_on_phased_postgres(
+        attempts in phased_attempts()
+    ) {
+        runtime().block_on(phases_hold(Backend::Postgres, attempts)).map_err(TestCaseError::fail)?;
+    }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use lab_core::{Db, DemoControls, LabError, OrderRequest, OrderServer, Steps};
+use lab_core::{Db, DemoControls, LabError, OrderRequest, OrderServer, Outside, Steps};
 use lab_wire::{IdempotencyKey, LabId, LabSecret, NewOrder};
 use naive_server::NaiveServer;
 use safe_server::SafeServer;
@@ -290,10 +290,14 @@ impl Sender {
         };
         let (db, request) = (self.db.clone(), request(key, lab));
         answer_status(match target.server() {
-            Server::Naive => NaiveServer::place_order(db, request, Steps::off()).await,
-            Server::Safe => SafeServer::place_order(db, request, Steps::off()).await,
+            Server::Naive => {
+                NaiveServer::place_order(db, request, Steps::off(), Outside::none()).await
+            }
+            Server::Safe => {
+                SafeServer::place_order(db, request, Steps::off(), Outside::none()).await
+            }
             Server::Transactional => {
-                TransactionalServer::place_order(db, request, Steps::off()).await
+                TransactionalServer::place_order(db, request, Steps::off(), Outside::none()).await
             }
         })
     }

@@ -1,7 +1,9 @@
 //! The demo controls a request can carry (`Lab-Delay-Ms`, `Lab-Fault`,
 //! `Lab-Key-Retention-Secs`, `Lab-Lock-Timeout-Secs`, `Lab-Cancellation`,
-//! `Lab-Missing-Key`): how a learner makes the server slow, faulty or
-//! forgetful on purpose, or lets it take a POST without a key.
+//! `Lab-Missing-Key`, `Lab-Side-Effects`, `Lab-Fencing`): how a learner
+//! makes the server slow, faulty or forgetful on purpose, lets it take a
+//! POST without a key, has it charge a card and send an e-mail, or fences
+//! its late writes.
 
 use std::time::Duration;
 
@@ -9,8 +11,8 @@ use axum::http::HeaderMap;
 use lab_wire::StepKind;
 use lab_wire::headers::{
     DEFAULT_KEY_RETENTION_SECS, DEFAULT_LOCK_TIMEOUT_SECS, LAB_CANCELLATION, LAB_DELAY_MS,
-    LAB_FAULT, LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS, LAB_MISSING_KEY, MAX_DELAY_MS,
-    MAX_KEY_RETENTION_SECS, MAX_LOCK_TIMEOUT_SECS,
+    LAB_FAULT, LAB_FENCING, LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS, LAB_MISSING_KEY,
+    LAB_SIDE_EFFECTS, MAX_DELAY_MS, MAX_KEY_RETENTION_SECS, MAX_LOCK_TIMEOUT_SECS,
 };
 
 use crate::headers::{number_header, single_header};
@@ -34,6 +36,12 @@ pub struct DemoControls {
     /// Whether a request without a key is a plain POST (`Lab-Missing-Key:
     /// create`) instead of a 400.
     pub create_without_key: bool,
+    /// Whether an order charges the card and e-mails a receipt
+    /// (`Lab-Side-Effects: charge-and-email`).
+    pub side_effects: bool,
+    /// Whether the safe server checks, as it writes the order, that the
+    /// request still holds its claim (`Lab-Fencing: on`).
+    pub fencing: bool,
 }
 
 impl Default for DemoControls {
@@ -45,6 +53,8 @@ impl Default for DemoControls {
             lock_timeout: Duration::from_secs(DEFAULT_LOCK_TIMEOUT_SECS),
             cancel_on_disconnect: false,
             create_without_key: false,
+            side_effects: false,
+            fencing: false,
         }
     }
 }
@@ -63,6 +73,16 @@ impl DemoControls {
     /// Whether the request asked the server to crash right after creating the order.
     pub fn crashes_after_create(&self) -> bool {
         self.fault == Some(Fault::CrashAfterCreate)
+    }
+
+    /// Whether the request asked the server to crash right after the charge.
+    pub fn crashes_after_charge(&self) -> bool {
+        self.fault == Some(Fault::CrashAfterCharge)
+    }
+
+    /// Whether the request asked the provider to charge and then time out.
+    pub fn provider_times_out(&self) -> bool {
+        self.fault == Some(Fault::ProviderTimeout)
     }
 
     /// Waits for the requested race window, if any.
@@ -117,23 +137,42 @@ impl DemoControls {
             Duration::from_secs(DEFAULT_LOCK_TIMEOUT_SECS),
             Duration::from_secs,
         );
-        let cancel_on_disconnect =
-            match single_header(headers, LAB_CANCELLATION, "Lab-Cancellation")? {
-                None => false,
-                Some(value) => match String::from_utf8_lossy(value.as_bytes()).trim() {
-                    "finish" => false,
-                    "on-disconnect" => true,
-                    other => return Err(LabError::InvalidCancellation(other.to_owned())),
-                },
-            };
-        let create_without_key = match single_header(headers, LAB_MISSING_KEY, "Lab-Missing-Key")? {
-            None => false,
-            Some(value) => match String::from_utf8_lossy(value.as_bytes()).trim() {
-                "refuse" => false,
-                "create" => true,
-                other => return Err(LabError::InvalidMissingKey(other.to_owned())),
-            },
-        };
+        let cancel_on_disconnect = switch(
+            headers,
+            (LAB_CANCELLATION, "Lab-Cancellation"),
+            ["finish", "on-disconnect"],
+            LabError::InvalidCancellation,
+        )?;
+        let create_without_key = switch(
+            headers,
+            (LAB_MISSING_KEY, "Lab-Missing-Key"),
+            ["refuse", "create"],
+            LabError::InvalidMissingKey,
+        )?;
+        let side_effects = switch(
+            headers,
+            (LAB_SIDE_EFFECTS, "Lab-Side-Effects"),
+            ["none", "charge-and-email"],
+            LabError::InvalidSideEffects,
+        )?;
+        let fencing = switch(
+            headers,
+            (LAB_FENCING, "Lab-Fencing"),
+            ["off", "on"],
+            LabError::InvalidFencing,
+        )?;
+        // Without a charge there is nothing for these faults to strike.
+        if !side_effects {
+            match fault {
+                Some(Fault::CrashAfterCharge) => {
+                    return Err(LabError::FaultNeedsSideEffects("crash-after-charge"));
+                }
+                Some(Fault::ProviderTimeout) => {
+                    return Err(LabError::FaultNeedsSideEffects("provider-timeout"));
+                }
+                _ => {}
+            }
+        }
         Ok(Self {
             delay,
             fault,
@@ -141,7 +180,27 @@ impl DemoControls {
             lock_timeout,
             cancel_on_disconnect,
             create_without_key,
+            side_effects,
+            fencing,
         })
+    }
+}
+
+/// A header with two values, `[off, on]`: whether it is `on` (absent is
+/// `off`); anything else is `invalid`'s 400.
+fn switch(
+    headers: &HeaderMap,
+    (name, shown): (&'static str, &'static str),
+    [off, on]: [&str; 2],
+    invalid: fn(String) -> LabError,
+) -> Result<bool, LabError> {
+    match single_header(headers, name, shown)? {
+        None => Ok(false),
+        Some(value) => match String::from_utf8_lossy(value.as_bytes()).trim() {
+            value if value == off => Ok(false),
+            value if value == on => Ok(true),
+            other => Err(invalid(other.to_owned())),
+        },
     }
 }
 
@@ -227,5 +286,32 @@ mod tests {
             plain("sometimes"),
             Err(LabError::InvalidMissingKey(_))
         ));
+    }
+
+    #[test]
+    fn side_effects_and_fencing_are_off_unless_asked_and_the_charge_faults_need_side_effects() {
+        let none = DemoControls::from_headers(&HeaderMap::new()).unwrap();
+        assert!(!none.side_effects && !none.fencing);
+        let asked = DemoControls::from_headers(&headers(&[
+            ("lab-side-effects", "charge-and-email"),
+            ("lab-fencing", "on"),
+            ("lab-fault", "crash-after-charge"),
+        ]))
+        .unwrap();
+        assert!(asked.side_effects && asked.fencing && asked.crashes_after_charge());
+        assert!(matches!(
+            DemoControls::from_headers(&headers(&[("lab-side-effects", "all")])),
+            Err(LabError::InvalidSideEffects(_))
+        ));
+        assert!(matches!(
+            DemoControls::from_headers(&headers(&[("lab-fencing", "yes")])),
+            Err(LabError::InvalidFencing(_))
+        ));
+        for fault in ["crash-after-charge", "provider-timeout"] {
+            assert!(matches!(
+                DemoControls::from_headers(&headers(&[("lab-fault", fault)])),
+                Err(LabError::FaultNeedsSideEffects(named)) if named == fault
+            ));
+        }
     }
 }

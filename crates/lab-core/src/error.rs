@@ -3,13 +3,10 @@
 //! detail that says what to fix; server faults are 500s whose detail hides
 //! internals (they are logged instead).
 
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use lab_wire::problem::PROBLEM_JSON;
+use axum::http::StatusCode;
 use lab_wire::{InvalidKey, InvalidLabId, InvalidLabSecret, LabId, Problem};
 
 use crate::limits::LimitReached;
-use crate::serve::HangUp;
 
 /// Everything that can go wrong while serving the lab.
 #[derive(Debug, thiserror::Error)]
@@ -87,9 +84,46 @@ pub enum LabError {
     InvalidRetention(String),
     /// `Lab-Fault` names no fault the lab knows.
     #[error(
-        "Lab-Fault {0:?} is unknown; the known faults are \"drop-response\" and \"crash-after-create\""
+        "Lab-Fault {0:?} is unknown; the known faults are \"drop-response\", \"crash-after-create\", \"crash-after-charge\" and \"provider-timeout\""
     )]
     UnknownFault(String),
+    /// `Lab-Side-Effects` is neither `none` nor `charge-and-email`.
+    #[error("Lab-Side-Effects must be \"none\" or \"charge-and-email\", not {0:?}")]
+    InvalidSideEffects(String),
+    /// `Lab-Fencing` is neither `off` nor `on`.
+    #[error("Lab-Fencing must be \"off\" or \"on\", not {0:?}")]
+    InvalidFencing(String),
+    /// A fault that strikes the charge, asked for without side effects.
+    #[error(
+        "Lab-Fault: {0} strikes the card's charge: send Lab-Side-Effects: charge-and-email with it, or there is no charge"
+    )]
+    FaultNeedsSideEffects(&'static str),
+    /// Side effects asked of a server run alone, without the outside services.
+    #[error(
+        "this server runs alone, without the lab's payment provider and mail sink: Lab-Side-Effects needs the whole lab (cargo xtask run)"
+    )]
+    SideEffectsUnavailable,
+    /// A call to the provider or the mail sink without the shops' API key.
+    #[error(
+        "the payment provider and the mail sink serve the lab's shops only: send their API key (Authorization: Bearer sk_lab_…)"
+    )]
+    OutsideKeyWrong,
+    /// The payment provider gave no proper answer.
+    #[error(
+        "the payment provider did not answer properly ({0}); it may have charged the card. Retry with the same Idempotency-Key"
+    )]
+    ProviderFailed(String),
+    /// The mail sink gave no proper answer.
+    #[error(
+        "the mail sink did not answer properly ({0}); the e-mail may have gone out. Retry with the same Idempotency-Key"
+    )]
+    MailFailed(String),
+    /// The request's claim was taken over while it worked, and fencing
+    /// refused its late write.
+    #[error(
+        "this request's claim on its key ran out while it worked and a retry took it over; its late write was refused (fencing). The retry's answer counts: retry with the same Idempotency-Key to get it"
+    )]
+    ClaimLost,
     /// The body is not declared as JSON.
     #[error("the body must be JSON, sent with Content-Type: application/json")]
     UnsupportedMediaType,
@@ -184,6 +218,10 @@ impl LabError {
             | Self::InvalidCancellation(_)
             | Self::InvalidMissingKey(_)
             | Self::UnknownFault(_)
+            | Self::InvalidSideEffects(_)
+            | Self::InvalidFencing(_)
+            | Self::FaultNeedsSideEffects(_)
+            | Self::SideEffectsUnavailable
             | Self::UnreadableBody(_)
             | Self::MalformedJson(_) => StatusCode::BAD_REQUEST,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -191,9 +229,10 @@ impl LabError {
             Self::InvalidOrder(_) | Self::KeyReused | Self::InvalidRecord(_) => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
-            Self::TeacherTokenRequired => StatusCode::UNAUTHORIZED,
+            Self::TeacherTokenRequired | Self::OutsideKeyWrong => StatusCode::UNAUTHORIZED,
+            Self::ProviderFailed(_) | Self::MailFailed(_) => StatusCode::BAD_GATEWAY,
             Self::RunNotFound(_) => StatusCode::NOT_FOUND,
-            Self::KeyInFlight | Self::OrdersLimit(_) => StatusCode::CONFLICT,
+            Self::KeyInFlight | Self::OrdersLimit(_) | Self::ClaimLost => StatusCode::CONFLICT,
             Self::LabSecretRequired(_)
             | Self::LabSecretMismatch(_)
             | Self::TeacherReadsOnly
@@ -249,6 +288,23 @@ impl LabError {
             }
             Self::InvalidMissingKey(_) => ("invalid-lab-missing-key", "Invalid Lab-Missing-Key"),
             Self::UnknownFault(_) => ("unknown-lab-fault", "Unknown Lab-Fault"),
+            Self::InvalidSideEffects(_) => ("invalid-lab-side-effects", "Invalid Lab-Side-Effects"),
+            Self::InvalidFencing(_) => ("invalid-lab-fencing", "Invalid Lab-Fencing"),
+            Self::FaultNeedsSideEffects(_) => (
+                "fault-needs-side-effects",
+                "This fault needs Lab-Side-Effects",
+            ),
+            Self::SideEffectsUnavailable => (
+                "side-effects-unavailable",
+                "No payment provider or mail sink here",
+            ),
+            Self::OutsideKeyWrong => ("outside-key-wrong", "Not the shops' API key"),
+            Self::ProviderFailed(_) => (
+                "payment-provider-failed",
+                "The payment provider did not answer",
+            ),
+            Self::MailFailed(_) => ("mail-sink-failed", "The mail sink did not answer"),
+            Self::ClaimLost => ("claim-lost", "This request lost its claim"),
             Self::UnsupportedMediaType => ("unsupported-media-type", "Body must be JSON"),
             Self::BodyTooLarge => ("body-too-large", "Request body too large"),
             Self::UnreadableBody(_) => ("unreadable-body", "Request body could not be read"),
@@ -307,34 +363,7 @@ impl LabError {
     }
 }
 
-impl IntoResponse for LabError {
-    fn into_response(self) -> Response {
-        if matches!(self, Self::SimulatedCrash) {
-            tracing::info!("{self}");
-            return HangUp::mark(Response::new(axum::body::Body::empty()));
-        }
-        let status = self.status();
-        if status == StatusCode::INTERNAL_SERVER_ERROR {
-            tracing::error!(error = %self, "request failed");
-        }
-        let body = serde_json::to_vec(&self.problem()).expect("a problem always serialises");
-        let retry_after = match &self {
-            Self::KeyInFlight | Self::RequestTimedOut(_) => Some(1),
-            Self::Limit(limit) => Some(limit.retry_after_secs()),
-            _ => None,
-        };
-        let mut response = (status, body).into_response();
-        let headers = response.headers_mut();
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
-        if let Some(secs) = retry_after {
-            headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
-        }
-        if status == StatusCode::UNAUTHORIZED {
-            headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-        }
-        response
-    }
-}
+mod response;
 
 /// Fallback handler for unknown paths.
 pub async fn not_found() -> LabError {
@@ -347,48 +376,4 @@ pub async fn method_not_allowed() -> LabError {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn client_mistakes_are_4xx_and_say_what_went_wrong() {
-        let problem = LabError::MissingKey.problem();
-        assert_eq!(problem.status, 400);
-        assert_eq!(problem.kind, "/problems/missing-idempotency-key");
-        assert!(problem.detail.contains("Idempotency-Key"));
-    }
-
-    #[test]
-    fn server_faults_hide_their_cause_from_the_client() {
-        let error = LabError::Storage(sqlx::Error::Protocol("secret table layout".into()));
-        let problem = error.problem();
-        assert_eq!(problem.status, 500);
-        assert!(!problem.detail.contains("secret"), "{}", problem.detail);
-    }
-
-    #[test]
-    fn a_lab_past_a_limit_answers_429_and_a_full_server_503_both_with_retry_after() {
-        let busy = LabError::from(LimitReached::Delay {
-            limit_secs: 60,
-            asked_secs: 7,
-        })
-        .into_response();
-        assert_eq!(busy.status(), StatusCode::TOO_MANY_REQUESTS);
-        assert_eq!(busy.headers()[header::RETRY_AFTER], "7");
-        assert_eq!(busy.headers()[header::CONTENT_TYPE], PROBLEM_JSON);
-        let full = LabError::from(LimitReached::AllStreams { limit: 512 });
-        assert_eq!(full.problem().kind, "/problems/server-busy");
-        assert!(full.problem().detail.contains("512"), "says the limit");
-        let full = full.into_response();
-        assert_eq!(full.status(), StatusCode::SERVICE_UNAVAILABLE);
-        assert_eq!(full.headers()[header::RETRY_AFTER], "5");
-    }
-
-    #[test]
-    fn an_in_flight_key_answers_409_with_retry_after() {
-        let response = LabError::KeyInFlight.into_response();
-        assert_eq!(response.status(), StatusCode::CONFLICT);
-        assert_eq!(response.headers()[header::RETRY_AFTER], "1");
-        assert_eq!(response.headers()[header::CONTENT_TYPE], PROBLEM_JSON);
-    }
-}
+mod tests;

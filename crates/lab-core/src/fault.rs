@@ -16,6 +16,13 @@ pub enum Fault {
     /// as if the process died there: nothing else runs, nothing is cleaned
     /// up, and the connection closes without an answer.
     CrashAfterCreate,
+    /// With side effects: die right after the payment provider charged
+    /// (and, where the design sends it from the request, the e-mail went
+    /// out), before anything else is written.
+    CrashAfterCharge,
+    /// With side effects: the provider charges, then times out instead of
+    /// answering, so the shop cannot know whether the card was charged.
+    ProviderTimeout,
 }
 
 impl Fault {
@@ -24,6 +31,8 @@ impl Fault {
         match raw.trim() {
             "drop-response" => Ok(Self::DropResponse),
             "crash-after-create" => Ok(Self::CrashAfterCreate),
+            "crash-after-charge" => Ok(Self::CrashAfterCharge),
+            "provider-timeout" => Ok(Self::ProviderTimeout),
             other => Err(LabError::UnknownFault(other.to_owned())),
         }
     }
@@ -32,9 +41,10 @@ impl Fault {
     pub fn apply(self, response: Response) -> Response {
         match self {
             Self::DropResponse => HangUp::mark(response),
-            // The crash happens inside the flow (see `LabError::SimulatedCrash`);
-            // a request that never reached its order creation answers normally.
-            Self::CrashAfterCreate => response,
+            // These happen inside the flow (see `LabError::SimulatedCrash` and
+            // `LabError::ProviderFailed`); a request that never got there
+            // answers normally.
+            Self::CrashAfterCreate | Self::CrashAfterCharge | Self::ProviderTimeout => response,
         }
     }
 }
@@ -49,6 +59,14 @@ mod tests {
         assert_eq!(
             Fault::parse("crash-after-create").unwrap(),
             Fault::CrashAfterCreate
+        );
+        assert_eq!(
+            Fault::parse("crash-after-charge").unwrap(),
+            Fault::CrashAfterCharge
+        );
+        assert_eq!(
+            Fault::parse("provider-timeout").unwrap(),
+            Fault::ProviderTimeout
         );
         assert!(
             matches!(Fault::parse("explode"), Err(LabError::UnknownFault(name)) if name == "explode")

@@ -8,7 +8,9 @@
 use axum::response::Response;
 use lab_wire::StepKind;
 
+use crate::outside::Outside;
 use crate::request::KeylessOrderRequest;
+use crate::side_effects::charge_and_email_in_request;
 use crate::{Db, LabError, OrderTables, Steps, StoredResponse};
 
 /// Makes the order for a request that sent no key, and answers `201`.
@@ -17,6 +19,7 @@ pub async fn place_without_key(
     tables: &'static OrderTables,
     request: KeylessOrderRequest,
     steps: Steps,
+    outside: Outside,
 ) -> Result<Response, LabError> {
     let KeylessOrderRequest {
         lab,
@@ -29,6 +32,7 @@ pub async fn place_without_key(
     if controls.crashes_after_create() {
         return Err(LabError::SimulatedCrash);
     }
+    charge_and_email_in_request(&outside, tables.server, &lab, &order, &controls, &steps).await?;
     // Nothing is saved for a retry to find: it has no key to find it by.
     Ok(StoredResponse::created(&order).first_response())
 }

@@ -196,6 +196,14 @@ fn one_of_each() -> Vec<LabError> {
         LabError::InvalidLockTimeout(String::new()),
         LabError::InvalidRetention(String::new()),
         LabError::UnknownFault(String::new()),
+        LabError::InvalidSideEffects(String::new()),
+        LabError::InvalidFencing(String::new()),
+        LabError::FaultNeedsSideEffects("provider-timeout"),
+        LabError::SideEffectsUnavailable,
+        LabError::OutsideKeyWrong,
+        LabError::ProviderFailed(String::new()),
+        LabError::MailFailed(String::new()),
+        LabError::ClaimLost,
         LabError::UnsupportedMediaType,
         LabError::BodyTooLarge,
         LabError::UnreadableBody(String::new()),
@@ -243,6 +251,14 @@ fn kinds_are_all_listed(error: &LabError) {
         | LabError::InvalidLockTimeout(_)
         | LabError::InvalidRetention(_)
         | LabError::UnknownFault(_)
+        | LabError::InvalidSideEffects(_)
+        | LabError::InvalidFencing(_)
+        | LabError::FaultNeedsSideEffects(_)
+        | LabError::SideEffectsUnavailable
+        | LabError::OutsideKeyWrong
+        | LabError::ProviderFailed(_)
+        | LabError::MailFailed(_)
+        | LabError::ClaimLost
         | LabError::UnsupportedMediaType
         | LabError::BodyTooLarge
         | LabError::UnreadableBody(_)

@@ -16,6 +16,7 @@ use crate::controls::DemoControls;
 use crate::error::{LabError, method_not_allowed, not_found};
 use crate::fault::Fault;
 use crate::keyless::place_without_key;
+use crate::outside::Outside;
 use crate::request::{OrderHeaders, OrderPost, OrderRequest};
 use crate::state::ServerState;
 use crate::step_stream::stream_steps;
@@ -27,7 +28,7 @@ use crate::work::finish_even_if_client_leaves;
 /// requests, as they happen).
 pub fn order_routes<F, W>(state: ServerState, place_order: F) -> Router
 where
-    F: FnOnce(Db, OrderRequest, Steps) -> W + Clone + Send + Sync + 'static,
+    F: FnOnce(Db, OrderRequest, Steps, Outside) -> W + Clone + Send + Sync + 'static,
     W: Future<Output = Result<Response, LabError>> + Send + 'static,
 {
     let create_order = move |State(state): State<ServerState>, request: OrderPost| {
@@ -74,7 +75,7 @@ pub async fn run_order_flow<F, W>(
     flow: F,
 ) -> Result<Response, LabError>
 where
-    F: FnOnce(Db, OrderRequest, Steps) -> W,
+    F: FnOnce(Db, OrderRequest, Steps, Outside) -> W,
     W: Future<Output = Result<Response, LabError>> + Send + 'static,
 {
     let DemoControls {
@@ -91,12 +92,15 @@ where
     // Without a key there is nothing for a design to guard: every server
     // does the same, and only a request with a key reaches the server's flow.
     let work = match request {
-        OrderPost::WithKey(request) => Either::Left(flow(state.db, request, flow_steps.clone())),
+        OrderPost::WithKey(request) => {
+            Either::Left(flow(state.db, request, flow_steps.clone(), state.outside))
+        }
         OrderPost::WithoutKey(request) => Either::Right(place_without_key(
             state.db,
             state.tables,
             request,
             flow_steps.clone(),
+            state.outside,
         )),
     };
     let work = async move {

@@ -9,6 +9,7 @@ use axum::response::Response;
 use crate::db::Migrations;
 use crate::limits::Room;
 use crate::orders::{OrderTables, shared_migrations};
+use crate::outside::Outside;
 use crate::request::OrderRequest;
 use crate::routes::order_routes;
 use crate::state::ServerState;
@@ -53,11 +54,13 @@ pub trait OrderServer: Sized + 'static {
     const STORAGE: &'static ServerStorage;
 
     /// The server's `POST /orders` flow without HTTP around it: the steps
-    /// that tell the designs apart. The benchmark's baseline calls it directly.
+    /// that tell the designs apart, and its side effects through `outside`
+    /// when the request asks for them. The benchmark's baseline calls it directly.
     fn place_order(
         db: Db,
         request: OrderRequest,
         steps: Steps,
+        outside: Outside,
     ) -> impl Future<Output = Result<Response, LabError>> + Send + 'static;
 
     /// The server's state over `db`, with a step hub and limits of its own.

@@ -1,6 +1,6 @@
 //! What a server's handlers work with: its storage, its tables, where its
-//! requests report their steps, the limits it applies to each lab, and
-//! whose token reads every lab.
+//! requests report their steps, the limits it applies to each lab, whose
+//! token reads every lab, and its way to the payment provider and the mail sink.
 
 use axum::extract::FromRef;
 
@@ -8,6 +8,7 @@ use crate::Db;
 use crate::access::TeacherToken;
 use crate::limits::Room;
 use crate::orders::OrderTables;
+use crate::outside::Outside;
 use crate::steps::StepHub;
 
 /// One server's state, shared by its routes.
@@ -24,6 +25,8 @@ pub struct ServerState {
     pub room: Room,
     /// Whose token reads every lab (none unless [`Self::with_teacher`]).
     pub teacher: TeacherToken,
+    /// The payment provider and the mail sink (none for a server run alone).
+    pub outside: Outside,
 }
 
 impl ServerState {
@@ -35,7 +38,13 @@ impl ServerState {
             steps: StepHub::new(),
             room,
             teacher: TeacherToken::none(),
+            outside: Outside::none(),
         }
+    }
+
+    /// The same state, charging and e-mailing through `outside`.
+    pub fn with_outside(self, outside: Outside) -> Self {
+        Self { outside, ..self }
     }
 
     /// The same state, letting `teacher` read every lab.

@@ -31,6 +31,17 @@ pub const LAB_CANCELLATION: &str = "lab-cancellation";
 /// new order.
 pub const LAB_MISSING_KEY: &str = "lab-missing-key";
 
+/// Demo control: `charge-and-email` makes an order charge the card at the
+/// lab's payment provider and e-mail a receipt through its mail sink (each
+/// design its own way); `none` (the default) stores the order only.
+pub const LAB_SIDE_EFFECTS: &str = "lab-side-effects";
+
+/// Demo control for the safe server: `on` makes the order's write check,
+/// in its transaction, that the request still holds its claim (a fencing
+/// token), so a request whose lock ran out and was taken over cannot write
+/// late; `off` (the default) writes without looking.
+pub const LAB_FENCING: &str = "lab-fencing";
+
 /// On an answer of a lab started with `--replicas N`: which of the N
 /// server processes gave it (1…N).
 pub const LAB_REPLICA: &str = "lab-replica";

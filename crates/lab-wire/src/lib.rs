@@ -6,6 +6,7 @@ pub mod headers;
 pub mod key;
 pub mod lab;
 pub mod order;
+pub mod outside;
 pub mod problem;
 pub mod step;
 pub mod timestamp;

@@ -76,6 +76,20 @@ pub enum StepKind {
     OrderInserted,
     /// Recovery found the order that the claim's crashed request had written.
     OrderRecovered,
+    /// The payment provider charged the card (or, for a key it had
+    /// charged for before, answered with that charge).
+    CardCharged {
+        /// Whether the provider answered with an earlier charge.
+        replayed: bool,
+    },
+    /// The payment provider gave no proper answer: it may have charged.
+    ChargeFailed,
+    /// The confirmation e-mail went out, from inside the request.
+    EmailSent,
+    /// The confirmation e-mail was staged in the outbox, for the enqueuer.
+    EmailQueued,
+    /// The request's claim had been taken over: its late write was refused.
+    FencedOut,
     /// The answer was saved with the key, for retries to replay.
     ResponseSaved,
     /// The transaction was committed.
@@ -84,7 +98,8 @@ pub enum StepKind {
     RolledBack,
     /// The claim was deleted after a failure, so a retry can claim it again.
     KeyReleased,
-    /// The process "died" here (`Lab-Fault: crash-after-create`): nothing after it ran.
+    /// The process "died" here (`Lab-Fault: crash-after-create` or
+    /// `crash-after-charge`): nothing after it ran.
     Crashed,
     /// The work stopped at an `.await` because the client hung up.
     Cancelled,
@@ -131,6 +146,13 @@ impl TryFrom<FlatStepKind> for StepKind {
             "claim-taken-over" => Self::ClaimTakenOver,
             "order-inserted" => Self::OrderInserted,
             "order-recovered" => Self::OrderRecovered,
+            "card-charged" => Self::CardCharged {
+                replayed: flat.replayed.ok_or_else(|| missing("replayed"))?,
+            },
+            "charge-failed" => Self::ChargeFailed,
+            "email-sent" => Self::EmailSent,
+            "email-queued" => Self::EmailQueued,
+            "fenced-out" => Self::FencedOut,
             "response-saved" => Self::ResponseSaved,
             "committed" => Self::Committed,
             "rolled-back" => Self::RolledBack,
@@ -193,6 +215,11 @@ mod tests {
             ClaimTakenOver,
             OrderInserted,
             OrderRecovered,
+            CardCharged { replayed: true },
+            ChargeFailed,
+            EmailSent,
+            EmailQueued,
+            FencedOut,
             ResponseSaved,
             Committed,
             RolledBack,
@@ -215,6 +242,11 @@ mod tests {
                 | ClaimTakenOver
                 | OrderInserted
                 | OrderRecovered
+                | CardCharged { .. }
+                | ChargeFailed
+                | EmailSent
+                | EmailQueued
+                | FencedOut
                 | ResponseSaved
                 | Committed
                 | RolledBack

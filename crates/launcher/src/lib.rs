@@ -1,6 +1,8 @@
-//! The launcher: one address serving the naive server under `/api/naive`,
-//! the safe server under `/api/safe`, the transactional server under
-//! `/api/transactional`, all three servers' steps at `/api/steps`, the
+//! The launcher: one address serving each order server under `/api/NAME`
+//! (naive, locked, safe, transactional, phased), all their steps at
+//! `/api/steps`, what they did at the payment provider and the mail sink
+//! (`/api/side-effects`; the provider and the sink themselves listen on a
+//! port of their own on 127.0.0.1, for the servers only), the
 //! workshop's saved runs, lesson progress and teacher's view (`/api/runs`,
 //! `/api/lesson`, `/api/teacher/labs`), the OpenAPI document at
 //! `/api/openapi.json`, and the built web page at `/` (and `/teacher`, for
@@ -28,6 +30,8 @@ use lab_core::steps::{StepHub, close_on};
 use lab_core::{Db, LabError, OrderServer, StorageArgs, TeacherArgs};
 use locked_server::LockedServer;
 use naive_server::NaiveServer;
+use outside::{OutsideServices, SideEffectsApi};
+use phased_server::{OutboxApi, PhasedServer};
 use replicas::design_routes;
 use safe_server::SafeServer;
 use tokio::net::TcpListener;
@@ -62,9 +66,10 @@ pub struct Settings {
     pub ui_dir: PathBuf,
 }
 
-/// The four servers and the page, over one storage (`replicas`: one
+/// The five servers and the page, over one storage (`replicas`: one
 /// connection to it per server process of each design; see
-/// [`replicas`]); `/api/steps` streams the steps of all four at once.
+/// [`replicas`]), charging and e-mailing through `services`; `/api/steps`
+/// streams the steps of all five at once.
 /// Each lab's limits hold over the servers together, and `teacher`'s token
 /// reads every lab on each. Also hands out the servers' step hubs, to be
 /// closed when the lab stops.
@@ -75,37 +80,51 @@ pub fn app(
     timeouts: Timeouts,
     teacher: TeacherToken,
     workshop: WorkshopArgs,
+    services: &OutsideServices,
 ) -> (Router, Vec<StepHub>) {
+    let outside = &services.outside;
     let room = Room::new(limits);
-    let (naive, naive_steps) = design_routes::<NaiveServer>(replicas, &room, &teacher);
-    let (locked, locked_steps) = design_routes::<LockedServer>(replicas, &room, &teacher);
-    let (safe, safe_steps) = design_routes::<SafeServer>(replicas, &room, &teacher);
+    let (naive, naive_steps) = design_routes::<NaiveServer>(replicas, &room, &teacher, outside);
+    let (locked, locked_steps) = design_routes::<LockedServer>(replicas, &room, &teacher, outside);
+    let (safe, safe_steps) = design_routes::<SafeServer>(replicas, &room, &teacher, outside);
     let (transactional, transactional_steps) =
-        design_routes::<TransactionalServer>(replicas, &room, &teacher);
+        design_routes::<TransactionalServer>(replicas, &room, &teacher, outside);
+    let (phased, phased_steps) = design_routes::<PhasedServer>(replicas, &room, &teacher, outside);
     let hubs = vec![
         (NaiveServer::NAME, naive_steps),
         (LockedServer::NAME, locked_steps),
         (SafeServer::NAME, safe_steps),
         (TransactionalServer::NAME, transactional_steps),
+        (PhasedServer::NAME, phased_steps),
     ];
     let api = Router::new()
         .nest_service("/naive", naive)
         .nest_service("/locked", locked)
         .nest_service("/safe", safe)
         .nest_service("/transactional", transactional)
-        .merge(combined_steps_route(hubs.clone(), room, teacher.clone()))
+        .nest_service("/phased", phased)
+        .merge(services.lab_routes(teacher.clone(), &SERVERS))
+        .merge(combined_steps_route(
+            hubs.clone(),
+            room.clone(),
+            teacher.clone(),
+        ))
         .merge(workshop::routes(
             replicas[0].clone(),
             teacher.clone(),
             workshop,
+            room,
         ));
     let document = lab_document(&[
         NaiveServer::NAME,
         LockedServer::NAME,
         SafeServer::NAME,
         TransactionalServer::NAME,
+        PhasedServer::NAME,
     ])
-    .nest("/api", WorkshopApi::openapi());
+    .nest("/api", WorkshopApi::openapi())
+    .nest("/api", SideEffectsApi::openapi())
+    .nest("/api/phased", OutboxApi::openapi());
     let api = with_document(api, &document).fallback(not_found);
     // Unknown page paths get the page itself, so a deep link still loads.
     let page = ServeDir::new(ui_dir).fallback(ServeFile::new(ui_dir.join("index.html")));
@@ -122,6 +141,15 @@ pub fn app(
     )
 }
 
+/// Every design, by name, in the order a learner meets them.
+const SERVERS: [&str; 5] = [
+    NaiveServer::NAME,
+    LockedServer::NAME,
+    SafeServer::NAME,
+    TransactionalServer::NAME,
+    PhasedServer::NAME,
+];
+
 /// The lab, bound to its address and ready to serve.
 pub struct Application {
     listener: TcpListener,
@@ -132,6 +160,7 @@ pub struct Application {
     timeouts: Timeouts,
     steps: Vec<StepHub>,
     cleanup: Vec<tokio::task::JoinHandle<()>>,
+    outside: OutsideServices,
     teacher_token_made: Option<String>,
 }
 
@@ -143,6 +172,7 @@ impl Application {
         LockedServer::migrate(&db).await?;
         SafeServer::migrate(&db).await?;
         TransactionalServer::migrate(&db).await?;
+        PhasedServer::migrate(&db).await?;
         workshop::migrate(&db).await?;
         if !settings.ui_dir.join("index.html").is_file() {
             tracing::warn!(
@@ -155,6 +185,10 @@ impl Application {
         for _ in 1..settings.replicas {
             replicas.push(settings.storage.open().await?);
         }
+        let outside_db =
+            Db::connect(&outside::database_url(&settings.storage.database_url)).await?;
+        outside::migrate(&outside_db).await?;
+        let outside = OutsideServices::start(outside_db).await?;
         let (router, steps) = app(
             &replicas,
             &settings.ui_dir,
@@ -162,6 +196,7 @@ impl Application {
             settings.timeouts,
             teacher,
             settings.workshop,
+            &outside,
         );
         let listener = bind(settings.addr).await?;
         let workshop_cleanup = workshop::spawn_cleanup(
@@ -169,6 +204,7 @@ impl Application {
             settings.workshop,
             std::time::Duration::from_secs(settings.storage.cleanup_every_secs),
         );
+        let cleanup_every = std::time::Duration::from_secs(settings.storage.cleanup_every_secs);
         let cleanup = spawn_cleanup(
             db.clone(),
             settings.storage.cleanup(vec![
@@ -176,8 +212,16 @@ impl Application {
                 LockedServer::STORAGE,
                 SafeServer::STORAGE,
                 TransactionalServer::STORAGE,
+                PhasedServer::STORAGE,
             ]),
         );
+        // Charges and e-mails matter for the run that made them; a day is plenty.
+        let outside_cleanup = outside::spawn_cleanup(
+            outside.db().clone(),
+            std::time::Duration::from_secs(24 * 60 * 60),
+            cleanup_every,
+        );
+        let enqueuer = phased_server::spawn_enqueuer(db.clone(), outside.outside.clone());
         Ok(Self {
             listener,
             db,
@@ -185,7 +229,8 @@ impl Application {
             router,
             timeouts: settings.timeouts,
             steps,
-            cleanup: vec![cleanup, workshop_cleanup],
+            cleanup: vec![cleanup, workshop_cleanup, outside_cleanup, enqueuer],
+            outside,
             teacher_token_made,
         })
     }
@@ -215,6 +260,7 @@ impl Application {
         for job in self.cleanup {
             job.abort();
         }
+        self.outside.stop().await;
         for db in &self.replicas {
             db.close().await;
         }

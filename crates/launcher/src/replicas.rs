@@ -3,7 +3,8 @@
 //! of its own — with requests spread over them in turn, as a load balancer
 //! in front of N processes does. Every answer names the replica that gave
 //! it (`Lab-Replica: 1…N`). What the lab still shares between them is its
-//! instruments: the step hub a page watches and the room's limits.
+//! instruments, the step hub a page watches and the room's limits, and
+//! the world outside: one payment provider and one mail sink.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,7 +15,7 @@ use axum::http::HeaderValue;
 use axum::response::IntoResponse;
 use lab_core::access::TeacherToken;
 use lab_core::limits::Room;
-use lab_core::{Db, OrderServer, StepHub};
+use lab_core::{Db, OrderServer, Outside, StepHub};
 use lab_wire::headers::LAB_REPLICA;
 use tower::ServiceExt;
 
@@ -24,12 +25,15 @@ pub fn design_routes<S: OrderServer>(
     replicas: &[Db],
     room: &Room,
     teacher: &TeacherToken,
+    outside: &Outside,
 ) -> (Router, StepHub) {
     let hub = StepHub::new();
     let routers: Vec<Router> = replicas
         .iter()
         .map(|db| {
-            let mut state = S::state_in(db.clone(), room.clone()).with_teacher(teacher.clone());
+            let mut state = S::state_in(db.clone(), room.clone())
+                .with_teacher(teacher.clone())
+                .with_outside(outside.clone());
             state.steps = hub.clone();
             S::routes(state)
         })

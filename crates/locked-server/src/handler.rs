@@ -6,7 +6,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use axum::Router;
 use axum::response::Response;
 use lab_core::routes::order_routes;
-use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerState, ServerStorage, Steps};
+use lab_core::{
+    Db, LabError, OrderRequest, OrderServer, Outside, ServerState, ServerStorage, Steps,
+};
 use lab_wire::LabId;
 use naive_server::handler::check_then_act;
 use naive_server::naive_key_table;
@@ -29,18 +31,19 @@ impl OrderServer for LockedServer {
         db: Db,
         request: OrderRequest,
         steps: Steps,
+        outside: Outside,
     ) -> Result<Response, LabError> {
         static PROCESS: std::sync::OnceLock<KeyLocks> = std::sync::OnceLock::new();
         let locks = PROCESS.get_or_init(KeyLocks::default).clone();
-        locked_flow(locks, db, request, steps).await
+        locked_flow(locks, db, request, steps, outside).await
     }
 
     /// The routes of one server process: each call makes one, with locks
     /// (memory) of its own, as a replica of the lab (`--replicas`) has.
     fn routes(state: ServerState) -> Router {
         let locks = KeyLocks::default();
-        order_routes(state, move |db, request, steps| {
-            locked_flow(locks, db, request, steps)
+        order_routes(state, move |db, request, steps, outside| {
+            locked_flow(locks, db, request, steps, outside)
         })
     }
 }
@@ -51,11 +54,12 @@ async fn locked_flow(
     db: Db,
     request: OrderRequest,
     steps: Steps,
+    outside: Outside,
 ) -> Result<Response, LabError> {
     let lock = locks.of(&request.lab, request.key.as_str());
     // A second request with this key waits here, in this process only.
     let held = lock.lock().await;
-    let answer = check_then_act(&KEYS, db, request, steps).await;
+    let answer = check_then_act(&KEYS, db, request, steps, outside).await;
     drop(held);
     locks.forget_if_unused(lock);
     answer

@@ -3,7 +3,10 @@
 //! order and who decides "first" are not.
 
 use axum::response::Response;
-use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerStorage, Steps, StoredResponse};
+use lab_core::side_effects::charge_and_email_in_request;
+use lab_core::{
+    Db, LabError, OrderRequest, OrderServer, Outside, ServerStorage, Steps, StoredResponse,
+};
 use lab_wire::{KeyFound, StepKind};
 
 use crate::store::{self, KeyTable};
@@ -21,8 +24,9 @@ impl OrderServer for NaiveServer {
         db: Db,
         request: OrderRequest,
         steps: Steps,
+        outside: Outside,
     ) -> Result<Response, LabError> {
-        check_then_act(&store::KEYS, db, request, steps).await
+        check_then_act(&store::KEYS, db, request, steps, outside).await
     }
 }
 
@@ -32,6 +36,7 @@ pub async fn check_then_act(
     db: Db,
     request: OrderRequest,
     steps: Steps,
+    outside: Outside,
 ) -> Result<Response, LabError> {
     let OrderRequest {
         lab,
@@ -68,6 +73,10 @@ pub async fn check_then_act(
         // The order exists; the key is never saved, so a retry orders again.
         return Err(LabError::SimulatedCrash);
     }
+    // With side effects: charge the card and e-mail the receipt, here, in
+    // the request. Every racing duplicate that got this far charges too.
+    let merchant = keys.storage.order_tables.server;
+    charge_and_email_in_request(&outside, merchant, &lab, &order, &controls, &steps).await?;
 
     // Step 3: remember the answer for retries. Nothing stops a second row
     // for the same key: the table has no unique constraint.

@@ -5,7 +5,10 @@
 //! all three steps commit together).
 
 use axum::response::Response;
-use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerStorage, Steps, StoredResponse};
+use lab_core::side_effects::charge_and_email_in_request;
+use lab_core::{
+    Db, LabError, OrderRequest, OrderServer, Outside, ServerStorage, Steps, StoredResponse,
+};
 use lab_wire::{IdempotencyKey, KeyFound, LabId, StepKind};
 
 use crate::store::{self, Claim, ClaimTerms, KeyState};
@@ -23,6 +26,7 @@ impl OrderServer for SafeServer {
         db: Db,
         request: OrderRequest,
         steps: Steps,
+        outside: Outside,
     ) -> Result<Response, LabError> {
         let fingerprint = request.fingerprint();
         let OrderRequest {
@@ -35,10 +39,12 @@ impl OrderServer for SafeServer {
         // Step 1: claim the key. Of any number of requests racing here, the
         // UNIQUE constraint lets exactly one insert succeed; every other one gets
         // a unique violation. No `if` of ours decides this, so no timing can fool it.
+        let token = uuid::Uuid::new_v4().simple().to_string();
         let terms = ClaimTerms {
             fingerprint: &fingerprint,
             expires_at: controls.key_expires_at(),
             locked_until: controls.locked_until(),
+            token: &token,
         };
         match store::claim_key(&db, &lab, &key, &terms).await? {
             Claim::AlreadyClaimed => {
@@ -71,11 +77,24 @@ impl OrderServer for SafeServer {
 
         // Step 2: do the work. If it fails, release the claim so that a retry
         // is not stuck behind a key that will never get an answer.
-        let created = match store::STORAGE
-            .order_tables
-            .insert_order(&db, &lab, &key, &order)
-            .await
-        {
+        let inserted = if controls.fencing {
+            // A lock can run out while its request is still at work, and a
+            // retry take the claim over: then this write must not happen.
+            match store::insert_order_fenced(&db, &lab, &key, &token, &order).await {
+                Ok(None) => {
+                    steps.record(StepKind::FencedOut);
+                    return Err(LabError::ClaimLost);
+                }
+                Ok(Some(created)) => Ok(created),
+                Err(error) => Err(error),
+            }
+        } else {
+            store::STORAGE
+                .order_tables
+                .insert_order(&db, &lab, &key, &order)
+                .await
+        };
+        let created = match inserted {
             Ok(created) => created,
             Err(error) => {
                 match store::release_key(&db, &lab, &key).await {
@@ -93,6 +112,10 @@ impl OrderServer for SafeServer {
             // stays unanswered, and retries get 409 until its lock runs out.
             return Err(LabError::SimulatedCrash);
         }
+        // With side effects: charge and e-mail, in the request. A crash from
+        // here on leaves the order, which a takeover recovers uncharged.
+        charge_and_email_in_request(&outside, Self::NAME, &lab, &created, &controls, &steps)
+            .await?;
 
         // Step 3: save the answer on the key, for retries to replay.
         let stored = StoredResponse::created(&created);

@@ -4,10 +4,10 @@
 use chrono::{DateTime, SubsecRound, Utc};
 use lab_core::server::ExpiredKeys;
 use lab_core::{
-    Db, OrderTables, SaveAnswer, ServerStorage, StoredResponse, UniqueInsert, with_pool,
-    with_reader,
+    Db, LabError, OrderTables, SaveAnswer, ServerStorage, StoredResponse, UniqueInsert, with_pool,
+    with_reader, with_tx,
 };
-use lab_wire::{IdempotencyKey, LabId};
+use lab_wire::{IdempotencyKey, LabId, NewOrder, Order};
 
 /// Who got the key: this request, or an earlier one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +71,8 @@ pub struct ClaimTerms<'a> {
     pub expires_at: DateTime<Utc>,
     /// Until when an unanswered claim blocks retries.
     pub locked_until: DateTime<Utc>,
+    /// This claim's fencing token, new for each claim and takeover.
+    pub token: &'a str,
 }
 
 /// Inserts the key with no response yet; a duplicate is refused by the
@@ -107,8 +109,8 @@ async fn insert_claim(
     let inserted = with_pool!(db, |pool| {
         sqlx::query(
             "INSERT INTO safe_idempotency_keys \
-             (lab_id, idempotency_key, request_fingerprint, created_at, expires_at, locked_until) \
-             VALUES ($1, $2, $3, $4, $5, $6)",
+             (lab_id, idempotency_key, request_fingerprint, created_at, expires_at, locked_until, claim_token) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
         )
         .bind(lab.as_str())
         .bind(key.as_str())
@@ -118,6 +120,7 @@ async fn insert_claim(
         .bind(Utc::now().trunc_subsecs(6))
         .bind(terms.expires_at)
         .bind(terms.locked_until)
+        .bind(terms.token)
         .execute(pool)
         .await
         .map(|_| ())
@@ -142,7 +145,7 @@ async fn take_over_abandoned_claim(
 ) -> sqlx::Result<Option<DateTime<Utc>>> {
     with_pool!(db, |pool| {
         sqlx::query_scalar(
-            "UPDATE safe_idempotency_keys SET expires_at = $4, locked_until = $5 \
+            "UPDATE safe_idempotency_keys SET expires_at = $4, locked_until = $5, claim_token = $7 \
              WHERE lab_id = $1 AND idempotency_key = $2 AND status_code IS NULL AND locked_until <= $6 \
              AND (request_fingerprint IS NULL OR request_fingerprint = $3) \
              RETURNING created_at",
@@ -153,9 +156,46 @@ async fn take_over_abandoned_claim(
         .bind(terms.expires_at)
         .bind(terms.locked_until)
         .bind(Utc::now())
+        .bind(terms.token)
         .fetch_optional(pool)
         .await
     })
+}
+
+/// Writes the order only while the key still carries `token` (fencing):
+/// in one transaction, the key's row is checked (and, on PostgreSQL,
+/// locked, so a takeover waits for the commit) before the order goes in.
+/// `Ok(None)` if the claim was taken over: the write is refused.
+pub async fn insert_order_fenced(
+    db: &Db,
+    lab: &LabId,
+    key: &IdempotencyKey,
+    token: &str,
+    order: &NewOrder,
+) -> Result<Option<Order>, LabError> {
+    let mut tx = db.begin_for(lab).await?;
+    let still_ours = with_tx!(&mut tx, |conn| {
+        sqlx::query(
+            "UPDATE safe_idempotency_keys SET claim_token = claim_token \
+             WHERE lab_id = $1 AND idempotency_key = $2 AND claim_token = $3",
+        )
+        .bind(lab.as_str())
+        .bind(key.as_str())
+        .bind(token)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected()
+    }) == 1;
+    if !still_ours {
+        drop(tx);
+        return Ok(None);
+    }
+    let created = STORAGE
+        .order_tables
+        .insert_order_in(&mut tx, db.orders_per_lab(), lab, key, order)
+        .await?;
+    tx.commit().await?;
+    Ok(Some(created))
 }
 
 /// Deletes the claim on `key` if it was answered and has expired; says whether it did.

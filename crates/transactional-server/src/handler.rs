@@ -3,7 +3,10 @@
 //! UNIQUE claim, but nothing is visible to anyone until all of it commits.
 
 use axum::response::Response;
-use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerStorage, Steps, StoredResponse};
+use lab_core::side_effects::charge_and_email_in_request;
+use lab_core::{
+    Db, LabError, OrderRequest, OrderServer, Outside, ServerStorage, Steps, StoredResponse,
+};
 use lab_wire::{IdempotencyKey, KeyFound, LabId, StepKind};
 
 use crate::store::{self, Claim};
@@ -21,6 +24,7 @@ impl OrderServer for TransactionalServer {
         db: Db,
         request: OrderRequest,
         steps: Steps,
+        outside: Outside,
     ) -> Result<Response, LabError> {
         let fingerprint = request.fingerprint();
         let OrderRequest {
@@ -87,6 +91,20 @@ impl OrderServer for TransactionalServer {
             // and the order together, and the retry finds nothing in its way.
             drop(tx);
             return Err(LabError::SimulatedCrash);
+        }
+        // With side effects: charge and e-mail inside the transaction. The
+        // provider and the mail sink are not in it: if the transaction
+        // rolls back now (a crash, a provider timeout), the order and the
+        // claim vanish, the charge and the e-mail stay, and the retry,
+        // finding nothing, charges and e-mails again.
+        if let Err(error) =
+            charge_and_email_in_request(&outside, Self::NAME, &lab, &created, &controls, &steps)
+                .await
+        {
+            if !matches!(error, LabError::SimulatedCrash) {
+                roll_back(tx, &steps).await;
+            }
+            return Err(error);
         }
 
         // Step 3: save the answer on the key, and commit all three at once.

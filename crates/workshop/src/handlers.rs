@@ -26,7 +26,7 @@ pub const MAX_RUN_BYTES: usize = 1024 * 1024;
 /// The largest lesson progress accepted.
 const MAX_PROGRESS_BYTES: usize = 16 * 1024;
 /// The servers a pane can show.
-const SERVERS: [&str; 4] = ["naive", "locked", "safe", "transactional"];
+const SERVERS: [&str; 5] = ["naive", "locked", "safe", "transactional", "phased"];
 
 /// What the server reads of a saved run; the rest (the client's behaviour,
 /// its attempts, the steps and orders) is the page's, kept as sent and
@@ -66,7 +66,7 @@ impl RunOutline {
             .find(|pane| !SERVERS.contains(&pane.server.as_str()))
         {
             return Err(LabError::InvalidRecord(format!(
-                "a pane's server is naive, locked, safe or transactional, not {:?}",
+                "a pane's server is naive, locked, safe, transactional or phased, not {:?}",
                 pane.server
             )));
         }
@@ -120,6 +120,7 @@ async fn read_json<T: for<'de> Deserialize<'de>>(
         (status = 413, body = Problem, content_type = "application/problem+json", description = "The run is over 1 MiB"),
         (status = 415, body = Problem, content_type = "application/problem+json", description = "The body is not sent as JSON"),
         (status = 422, body = Problem, content_type = "application/problem+json", description = "Not a run the page records: the detail says what is wrong"),
+        (status = 429, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "The lab has as many requests in progress as it may"),
         (status = 503, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "No answer by the request deadline"),
     ),
 )]
@@ -128,6 +129,7 @@ pub async fn save_run(
     LabToChange(lab): LabToChange,
     request: Request,
 ) -> Result<Response, LabError> {
+    let _admission = state.room.admit(&lab, std::time::Duration::ZERO)?;
     let (outline, body): (RunOutline, String) = read_json(request, MAX_RUN_BYTES).await?;
     outline.check()?;
     if !body.trim_start().starts_with('{') {
@@ -174,6 +176,7 @@ pub async fn save_run(
         (status = 200, body = Vec<RunSummary>, description = "The lab's live runs, newest first"),
         (status = 400, body = Problem, content_type = "application/problem+json", description = "A Lab-* or Authorization header that is not valid"),
         (status = 403, body = Problem, content_type = "application/problem+json", description = "A private lab without its secret, or a token that is not the teacher's"),
+        (status = 429, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "The lab has as many requests in progress as it may"),
         (status = 503, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "No answer by the request deadline"),
     ),
 )]
@@ -181,6 +184,7 @@ pub async fn list_runs(
     State(state): State<WorkshopState>,
     LabToRead(lab): LabToRead,
 ) -> Result<Json<Vec<RunSummary>>, LabError> {
+    let _admission = state.room.admit(&lab, std::time::Duration::ZERO)?;
     Ok(Json(store::list_runs(&state.db, &lab, Utc::now()).await?))
 }
 
@@ -239,6 +243,7 @@ pub async fn get_run(
         (status = 413, body = Problem, content_type = "application/problem+json", description = "The body is over 16 KiB"),
         (status = 415, body = Problem, content_type = "application/problem+json", description = "The body is not sent as JSON"),
         (status = 422, body = Problem, content_type = "application/problem+json", description = "A step outside 1–9, or more than nine predictions"),
+        (status = 429, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "The lab has as many requests in progress as it may"),
         (status = 503, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "No answer by the request deadline"),
     ),
 )]
@@ -247,6 +252,7 @@ pub async fn save_progress(
     LabToChange(lab): LabToChange,
     request: Request,
 ) -> Result<StatusCode, LabError> {
+    let _admission = state.room.admit(&lab, std::time::Duration::ZERO)?;
     let (progress, _): (LessonProgress, String) = read_json(request, MAX_PROGRESS_BYTES).await?;
     let steps = 1..=LESSON_STEPS;
     let invalid = |why: &str| LabError::InvalidRecord(why.to_owned());

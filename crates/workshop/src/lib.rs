@@ -28,6 +28,7 @@ use axum::Router;
 use axum::routing::{get, put};
 use lab_core::Db;
 use lab_core::access::TeacherToken;
+use lab_core::limits::Room;
 use tokio::task::JoinHandle;
 use utoipa::OpenApi;
 
@@ -40,7 +41,7 @@ pub async fn migrate(db: &Db) -> Result<(), lab_core::LabError> {
 }
 
 /// The workshop's API routes, to be nested under `/api`.
-pub fn routes(db: Db, teacher: TeacherToken, settings: WorkshopArgs) -> Router {
+pub fn routes(db: Db, teacher: TeacherToken, settings: WorkshopArgs, room: Room) -> Router {
     Router::new()
         .route("/runs", get(handlers::list_runs).post(handlers::save_run))
         .route("/runs/{id}", get(handlers::get_run))
@@ -50,6 +51,7 @@ pub fn routes(db: Db, teacher: TeacherToken, settings: WorkshopArgs) -> Router {
             db,
             teacher,
             settings,
+            room,
         })
 }
 

@@ -4,6 +4,7 @@
 use axum::extract::FromRef;
 use lab_core::Db;
 use lab_core::access::TeacherToken;
+use lab_core::limits::Room;
 
 /// How long runs are kept and how many per lab.
 #[derive(Debug, Clone, Copy, clap::Args)]
@@ -38,6 +39,9 @@ pub struct WorkshopState {
     pub db: Db,
     pub teacher: TeacherToken,
     pub settings: WorkshopArgs,
+    /// The room's limits: a lab's saves count among its requests in
+    /// progress, as its orders do.
+    pub room: Room,
 }
 
 impl FromRef<WorkshopState> for TeacherToken {

@@ -1,0 +1,161 @@
+//! The world outside the order servers' database, where real systems break:
+//!
+//! - a **payment provider**, Stripe-like: `POST /charges` charges the
+//!   lab's card for a shop and, like Stripe, keeps the `Idempotency-Key`
+//!   the shop sends with it: the same key again gets the same charge back.
+//!   It can be asked to be slow (`Provider-Delay-Ms`) or to charge and then
+//!   time out (`Provider-Fault: timeout-after-charge`).
+//! - a **mail sink**: `POST /messages` delivers a confirmation e-mail, once
+//!   per `Message-Id`.
+//!
+//! Both are one small HTTP service on a port of their own on 127.0.0.1,
+//! with their own tables, opened only with the shops' API key (made at
+//! start): the order servers reach it over HTTP, so a charge is a side
+//! effect that no transaction of theirs can roll back. On SQLite they keep
+//! a file of their own beside the lab's (see [`database_url`]): a shop's
+//! transaction holds the lab file's one writer, and a provider waiting for
+//! that writer would wait for the very request that called it. The page reads what
+//! a lab's shops did there through the lab, `GET /api/side-effects` (with
+//! the lab's secret or the teacher's token), and forgets it with `DELETE`.
+
+mod lab_routes;
+mod services;
+mod store;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::time::Duration;
+
+use axum::Router;
+use axum::routing::post;
+use lab_core::access::TeacherToken;
+use lab_core::outside::Outside;
+use lab_core::serve::serve;
+use lab_core::standalone::bind;
+use lab_core::{Db, LabError};
+use tokio::task::JoinHandle;
+
+pub use lab_routes::SideEffectsApi;
+
+/// Where the outside services keep their tables, given the lab's database
+/// URL: the same PostgreSQL database (other tables, other rows), or an
+/// SQLite file of their own beside the lab's (`idempotency-lab.db` →
+/// `idempotency-lab.outside.db`).
+pub fn database_url(lab_url: &str) -> String {
+    let Some(rest) = lab_url.strip_prefix("sqlite://") else {
+        return lab_url.to_owned();
+    };
+    let (path, query) = rest
+        .split_once('?')
+        .map_or((rest, None), |(p, q)| (p, Some(q)));
+    let file = match path.rsplit_once('.') {
+        Some((stem, extension)) if !extension.contains('/') && !stem.is_empty() => {
+            format!("{stem}.outside.{extension}")
+        }
+        _ => format!("{path}.outside"),
+    };
+    match query {
+        Some(query) => format!("sqlite://{file}?{query}"),
+        None => format!("sqlite://{file}"),
+    }
+}
+
+/// The provider's and the mail sink's migrations.
+pub async fn migrate(db: &Db) -> Result<(), LabError> {
+    db.migrate(lab_core::migrations!()()).await
+}
+
+/// The outside services, listening on 127.0.0.1.
+pub struct OutsideServices {
+    /// The way the shops reach them.
+    pub outside: Outside,
+    /// Where they listen.
+    pub addr: SocketAddr,
+    db: Db,
+    task: JoinHandle<()>,
+}
+
+impl OutsideServices {
+    /// Starts the provider and the mail sink over `db`, on a free port of
+    /// 127.0.0.1, with a new API key that only the returned [`Outside`] holds.
+    pub async fn start(db: Db) -> Result<Self, LabError> {
+        let listener = bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).await?;
+        let addr = listener.local_addr().map_err(|source| LabError::Bind {
+            addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            source,
+        })?;
+        let api_key = format!("sk_lab_{}", uuid::Uuid::new_v4().simple());
+        let router = Router::new()
+            .route("/charges", post(services::charge))
+            .route("/messages", post(services::deliver))
+            .fallback(lab_core::error::not_found)
+            .with_state(services::ServiceState {
+                db: db.clone(),
+                api_key: services::digest(&api_key),
+            });
+        let task = tokio::spawn(serve(listener, router, std::future::pending::<()>()));
+        Ok(Self {
+            outside: Outside::reached_at(format!("http://{addr}"), api_key),
+            addr,
+            db,
+            task,
+        })
+    }
+
+    /// `GET` and `DELETE /side-effects` for the page, over these services'
+    /// tables, for the shops named `servers`.
+    pub fn lab_routes(&self, teacher: TeacherToken, servers: &'static [&'static str]) -> Router {
+        lab_routes::routes(self.db.clone(), teacher, servers)
+    }
+
+    /// Their storage (for the cleanup job).
+    pub fn db(&self) -> &Db {
+        &self.db
+    }
+
+    /// Stops listening and closes their storage.
+    pub async fn stop(&self) {
+        self.task.abort();
+        self.db.close().await;
+    }
+}
+
+/// Deletes charges and e-mails older than `keep` every `every`, from now on:
+/// they only ever matter for the run that made them.
+pub fn spawn_cleanup(db: Db, keep: Duration, every: Duration) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(every);
+        loop {
+            ticks.tick().await;
+            let before = chrono::Utc::now()
+                - chrono::Duration::from_std(keep).unwrap_or(chrono::Duration::days(1));
+            match store::delete_older_than(&db, before).await {
+                Ok(0) => {}
+                Ok(deleted) => tracing::info!(deleted, "old charges and e-mails deleted"),
+                Err(error) => tracing::warn!(%error, "deleting old charges and e-mails failed"),
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::database_url;
+
+    #[test]
+    fn on_sqlite_the_services_keep_a_file_beside_the_labs_and_on_postgresql_share_its_database() {
+        assert_eq!(
+            database_url("sqlite://idempotency-lab.db"),
+            "sqlite://idempotency-lab.outside.db"
+        );
+        assert_eq!(
+            database_url("sqlite:///tmp/x/lab.db?mode=rwc"),
+            "sqlite:///tmp/x/lab.outside.db?mode=rwc"
+        );
+        assert_eq!(
+            database_url("sqlite://./labfile"),
+            "sqlite://./labfile.outside"
+        );
+        let pg = "postgres://postgres@127.0.0.1:5432/lab";
+        assert_eq!(database_url(pg), pg);
+    }
+}

@@ -1,0 +1,133 @@
+//! Orders with side effects (`Lab-Side-Effects: charge-and-email`) on the
+//! whole lab, and what each design did at the lab's payment provider and
+//! mail sink: the charges and e-mails a customer would see.
+
+use std::path::PathBuf;
+
+use lab_wire::headers::{LAB_FAULT, LAB_LOCK_TIMEOUT_SECS, LAB_SECRET, LAB_SIDE_EFFECTS};
+use lab_wire::outside::SideEffects;
+
+use crate::client::{COFFEE, send};
+use crate::{Attempt, Backend, TestServer, spawn_lab};
+
+/// One learner's lab, every design in it.
+pub struct Shop {
+    /// The lab's address.
+    pub base: String,
+    /// The naive server, in this test's own lab; [`Self::design`] gives the others.
+    lab: TestServer,
+    http: reqwest::Client,
+}
+
+/// Where no page is built: these tests need only the API.
+fn no_page() -> PathBuf {
+    std::env::temp_dir().join("idempotency-lab-no-page")
+}
+
+impl Shop {
+    /// The whole lab over `backend`, in a new lab of its own.
+    pub async fn open(backend: Backend) -> Self {
+        let base = spawn_lab(backend, &no_page()).await;
+        let lab = TestServer::new(format!("{base}/api/naive/orders"));
+        Self {
+            base,
+            lab,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// The design `name` (`naive`, `safe`, `transactional`, `phased`…), in this lab.
+    pub fn design(&self, name: &str) -> TestServer {
+        self.lab.at(format!("{}/api/{name}/orders", self.base))
+    }
+
+    /// Buys the default order on `design` with `key`, charging the card and
+    /// e-mailing the receipt, with `fault` if any. A crashed claim's lock
+    /// is 1 s, so a retry may take it over soon.
+    pub async fn buy(&self, design: &str, key: &str, fault: Option<&str>) -> Attempt {
+        let mut request = self
+            .design(design)
+            .order_request(Some(key), COFFEE)
+            .header(LAB_SIDE_EFFECTS, "charge-and-email")
+            .header(LAB_LOCK_TIMEOUT_SECS, "1");
+        if let Some(fault) = fault {
+            request = request.header(LAB_FAULT, fault);
+        }
+        send(request).await
+    }
+
+    /// Retries `key` on `design` like a careful client (the same key, while
+    /// the answer is "still in progress") until it gets its order.
+    pub async fn buy_until_answered(&self, design: &str, key: &str) -> Attempt {
+        for _ in 0..60 {
+            let attempt = self.buy(design, key, None).await;
+            match &attempt {
+                Attempt::Answered { status: 409, .. } => {
+                    // The crashed request's lock (1 s) has not run out yet.
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                }
+                _ => return attempt,
+            }
+        }
+        panic!("{key} was still in progress on {design} after 6 s");
+    }
+
+    /// How many orders `design` holds for `key`.
+    pub async fn orders_for(&self, design: &str, key: &str) -> usize {
+        self.design(design)
+            .orders()
+            .await
+            .iter()
+            .filter(|order| order.idempotency_key == key)
+            .count()
+    }
+
+    /// What `design` did for this lab at the provider and the mail sink,
+    /// once its outbox (if it has one) has sent everything it holds.
+    pub async fn side_effects(&self, design: &str) -> SideEffects {
+        if design == "phased" {
+            self.until_the_outbox_is_empty().await;
+        }
+        let all: Vec<SideEffects> = self
+            .http
+            .get(format!("{}/api/side-effects", self.base))
+            .header(LAB_SECRET, &self.lab.secret)
+            .send()
+            .await
+            .expect("side effects answer")
+            .json()
+            .await
+            .expect("side effects are JSON");
+        all.into_iter()
+            .find(|effects| effects.server == design)
+            .unwrap_or_else(|| panic!("no side effects listed for {design}"))
+    }
+
+    /// Waits until the atomic-phases server's outbox holds no e-mail of this lab.
+    async fn until_the_outbox_is_empty(&self) {
+        for _ in 0..100 {
+            let outbox: serde_json::Value = self
+                .http
+                .get(format!("{}/api/phased/outbox", self.base))
+                .header(LAB_SECRET, &self.lab.secret)
+                .send()
+                .await
+                .expect("the outbox answers")
+                .json()
+                .await
+                .expect("the outbox answers JSON");
+            if outbox["waiting"] == 0 {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("the outbox still held e-mails after 5 s");
+    }
+
+    /// A client of this lab for any path: `GET {base}{path}` with its secret.
+    pub fn get(&self, path: &str) -> reqwest::RequestBuilder {
+        self.http
+            .get(format!("{}{path}", self.base))
+            .header(LAB_SECRET, &self.lab.secret)
+    }
+}
