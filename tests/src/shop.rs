@@ -85,43 +85,25 @@ impl Shop {
     /// What `design` did for this lab at the provider and the mail sink,
     /// once its outbox (if it has one) has sent everything it holds.
     pub async fn side_effects(&self, design: &str) -> SideEffects {
-        if design == "phased" {
-            self.until_the_outbox_is_empty().await;
-        }
-        let all: Vec<SideEffects> = self
-            .http
-            .get(format!("{}/api/side-effects", self.base))
-            .header(LAB_SECRET, &self.lab.secret)
-            .send()
-            .await
-            .expect("side effects answer")
-            .json()
-            .await
-            .expect("side effects are JSON");
-        all.into_iter()
-            .find(|effects| effects.server == design)
-            .unwrap_or_else(|| panic!("no side effects listed for {design}"))
-    }
-
-    /// Waits until the atomic-phases server's outbox holds no e-mail of this lab.
-    async fn until_the_outbox_is_empty(&self) {
         for _ in 0..100 {
-            let outbox: serde_json::Value = self
-                .http
-                .get(format!("{}/api/phased/outbox", self.base))
-                .header(LAB_SECRET, &self.lab.secret)
+            let all: Vec<SideEffects> = self
+                .get("/api/side-effects")
                 .send()
                 .await
-                .expect("the outbox answers")
+                .expect("side effects answer")
                 .json()
                 .await
-                .expect("the outbox answers JSON");
-            if outbox["waiting"] == 0 {
-                return;
+                .expect("side effects are JSON");
+            let effects = all
+                .into_iter()
+                .find(|effects| effects.server == design)
+                .unwrap_or_else(|| panic!("no side effects listed for {design}"));
+            if effects.emails_waiting == 0 {
+                return effects;
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
-        panic!("the outbox still held e-mails after 5 s");
+        panic!("{design}'s outbox still held e-mails after 5 s");
     }
 
     /// A client of this lab for any path: `GET {base}{path}` with its secret.

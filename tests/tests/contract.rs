@@ -40,7 +40,6 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/api/phased/orders"),
     ("delete", "/api/phased/orders"),
     ("get", "/api/phased/steps"),
-    ("get", "/api/phased/outbox"),
     ("get", "/api/side-effects"),
     ("delete", "/api/side-effects"),
     ("post", "/api/runs"),

@@ -1,4 +1,4 @@
-//! The three server designs a pane can show, and what the page says of each.
+//! The server designs a pane can show, and what the page says of each.
 
 use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
@@ -17,6 +17,10 @@ pub enum Design {
     Safe,
     /// The same claim, with claim, order and answer in one transaction.
     Transactional,
+    /// Atomic phases: recovery points on the key, each phase committed
+    /// before the next call outside, a derived key for the provider, and
+    /// the e-mail in an outbox.
+    Phased,
 }
 
 /// What the two panes show when the page opens: the mistake next to the design that survives crashes too.
@@ -24,7 +28,13 @@ pub const DEFAULT_PANES: [Design; 2] = [Design::Naive, Design::Transactional];
 
 impl Design {
     /// Every design, in the order a learner meets them.
-    pub const ALL: [Self; 4] = [Self::Naive, Self::Locked, Self::Safe, Self::Transactional];
+    pub const ALL: [Self; 5] = [
+        Self::Naive,
+        Self::Locked,
+        Self::Safe,
+        Self::Transactional,
+        Self::Phased,
+    ];
 
     /// The server's name in URLs and in the combined step stream: `naive`, `safe`, `transactional`.
     pub fn name(self) -> &'static str {
@@ -33,6 +43,7 @@ impl Design {
             Self::Locked => "locked",
             Self::Safe => "safe",
             Self::Transactional => "transactional",
+            Self::Phased => "phased",
         }
     }
 
@@ -48,6 +59,7 @@ impl Design {
             Self::Locked => td_string!(locale, design.locked),
             Self::Safe => td_string!(locale, design.safe),
             Self::Transactional => td_string!(locale, design.transactional),
+            Self::Phased => td_string!(locale, design.phased),
         }
         .into()
     }
@@ -59,6 +71,7 @@ impl Design {
             Self::Locked => td_string!(locale, design.locked_choice),
             Self::Safe => td_string!(locale, design.safe_choice),
             Self::Transactional => td_string!(locale, design.transactional_choice),
+            Self::Phased => td_string!(locale, design.phased_choice),
         }
         .into()
     }
@@ -70,6 +83,7 @@ impl Design {
             Self::Locked => td_string!(locale, design.locked_how),
             Self::Safe => td_string!(locale, design.safe_how),
             Self::Transactional => td_string!(locale, design.transactional_how),
+            Self::Phased => td_string!(locale, design.phased_how),
         }
         .into()
     }

@@ -42,6 +42,16 @@ pub struct ClientPolicy {
     pub cancel_on_disconnect: bool,
     /// The server's processing time between checking the key and creating the order (`Lab-Delay-Ms`).
     pub server_delay_ms: u32,
+    /// Each order also charges the card and e-mails a receipt (`Lab-Side-Effects`).
+    #[serde(default)]
+    pub side_effects: bool,
+    /// The server crashes right after the card is charged, on each copy's
+    /// first attempt (with side effects; wins over the other faults).
+    #[serde(default)]
+    pub crash_after_charge: bool,
+    /// The safe server refuses a write whose claim was taken over (`Lab-Fencing`).
+    #[serde(default)]
+    pub fencing: bool,
 }
 
 impl ClientPolicy {
@@ -62,6 +72,9 @@ impl ClientPolicy {
         lock_timeout_secs: 0,
         cancel_on_disconnect: false,
         server_delay_ms: 0,
+        side_effects: false,
+        crash_after_charge: false,
+        fencing: false,
     };
 }
 
@@ -98,6 +111,12 @@ pub struct AttemptPlan {
     pub server_delay_ms: u32,
     /// How long to wait for the answer (0 = no limit).
     pub timeout_ms: u32,
+    /// Whether to send `Lab-Side-Effects: charge-and-email`.
+    pub side_effects: bool,
+    /// Whether to ask the server to crash right after the charge.
+    pub crash_after_charge: bool,
+    /// Whether to send `Lab-Fencing: on`.
+    pub fencing: bool,
 }
 
 impl ClientPolicy {
@@ -140,6 +159,9 @@ where
     WF: Future<Output = ()>,
 {
     let mut outcomes = Vec::new();
+    // A crash after the charge needs a charge: without side effects the
+    // servers would refuse the request (400), so it is not asked for.
+    let crash_after_charge = policy.crash_after_charge && policy.side_effects;
     for number in 1..=policy.retries + 1 {
         if number > 1 {
             sleep(policy.backoff_before(number)).await;
@@ -158,8 +180,14 @@ where
             number,
             key,
             read_only: policy.read_only,
-            drop_response: policy.drop_response && !policy.crash_after_create && number == 1,
-            crash_after_create: policy.crash_after_create && number == 1,
+            drop_response: policy.drop_response
+                && !policy.crash_after_create
+                && !crash_after_charge
+                && number == 1,
+            crash_after_create: policy.crash_after_create && !crash_after_charge && number == 1,
+            crash_after_charge: crash_after_charge && number == 1,
+            side_effects: policy.side_effects,
+            fencing: policy.fencing,
             changed_order: policy.change_order_on_retry && number > 1,
             key_retention_secs: policy.key_retention_secs,
             lock_timeout_secs: policy.lock_timeout_secs,

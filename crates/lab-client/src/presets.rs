@@ -32,7 +32,7 @@ pub fn preset(id: &str) -> Option<&'static Preset> {
 const SAFE_BESIDE_TRANSACTIONAL: [Design; 2] = [Design::Safe, Design::Transactional];
 
 /// The scenarios, in teaching order: the teaching matrix's rows.
-pub static PRESETS: [Preset; 9] = [
+pub static PRESETS: [Preset; 11] = [
     Preset {
         id: "dropped-response",
         name: |locale| td_string!(locale, preset.dropped_response).into(),
@@ -138,6 +138,37 @@ pub static PRESETS: [Preset; 9] = [
         },
         panes: [Design::Locked, Design::Transactional],
         explanation: |locale| td_string!(locale, preset.in_process_lock_explanation).into(),
+    },
+    Preset {
+        id: "provider-in-transaction",
+        name: |locale| td_string!(locale, preset.provider_in_transaction).into(),
+        policy: ClientPolicy {
+            side_effects: true,
+            crash_after_charge: true,
+            // The atomic-phases key stays locked a second after the crash:
+            // retries 0.6, 1.8 and 4.2 s after it reach past that.
+            lock_timeout_secs: 1,
+            retries: 3,
+            backoff_ms: 600,
+            ..ClientPolicy::PLAIN
+        },
+        panes: [Design::Transactional, Design::Phased],
+        explanation: |locale| td_string!(locale, preset.provider_in_transaction_explanation).into(),
+    },
+    Preset {
+        id: "lock-shorter-than-work",
+        name: |locale| td_string!(locale, preset.lock_shorter).into(),
+        policy: ClientPolicy {
+            side_effects: true,
+            server_delay_ms: 3000,
+            lock_timeout_secs: 1,
+            timeout_ms: 1500,
+            retries: 1,
+            backoff_ms: 0,
+            ..ClientPolicy::PLAIN
+        },
+        panes: SAFE_BESIDE_TRANSACTIONAL,
+        explanation: |locale| td_string!(locale, preset.lock_shorter_explanation).into(),
     },
 ];
 

@@ -40,6 +40,9 @@ pub struct PaneRecord {
     pub orders: Vec<Order>,
     /// How many that is (what the server reads, to count duplicates).
     pub orders_of_run: u32,
+    /// With side effects: the run's charges, the cents they took, and the e-mails sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effects: Option<(u64, i64, u64)>,
 }
 
 impl RunRecord {
@@ -109,6 +112,7 @@ mod tests {
                 steps_missed: 0,
                 orders: vec![order("k1", 1), order("", 2)],
                 orders_of_run: 2,
+                effects: None,
             }],
         }
     }

@@ -3,6 +3,7 @@
 
 use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
+use lab_wire::{Step, StepKind};
 
 use crate::{AttemptRecord, ClientPolicy, Design, Outcome, money, short_key};
 
@@ -59,6 +60,34 @@ impl Tally {
         }
         tally
     }
+}
+
+/// The charges the payment provider made and the e-mails that went out
+/// (from the request, or through an outbox) in `steps`, as the servers
+/// reported them: a charge the provider replayed for a key it knew is not
+/// a new one.
+pub fn side_effects_of(steps: &[Step]) -> (u64, u64) {
+    let (mut charges, mut emails) = (0, 0);
+    for step in steps {
+        match step.kind {
+            StepKind::CardCharged { replayed: false } => charges += 1,
+            StepKind::EmailSent | StepKind::EmailQueued => emails += 1,
+            _ => {}
+        }
+    }
+    (charges, emails)
+}
+
+/// What a run did outside the database: `charges` charges of
+/// `charged_cents` in all, and `emails` e-mails.
+pub fn side_effects_said(charges: u64, charged_cents: i64, emails: u64, locale: Locale) -> String {
+    td_string!(
+        locale,
+        verdict.side_effects,
+        charges = charges,
+        total = money(charged_cents),
+        emails = emails
+    )
 }
 
 /// The verdict for one server, in `locale`'s words.

@@ -53,14 +53,6 @@ pub struct NewEmail {
     pub subject: String,
 }
 
-/// What an outbox still holds for a lab: `GET /api/phased/outbox`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct OutboxState {
-    /// E-mails staged and not yet sent.
-    pub waiting: u64,
-}
-
 /// What a lab's shop of one design did outside its database: the body of
 /// `GET /api/side-effects`, one per design.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,4 +66,7 @@ pub struct SideEffects {
     pub charged_cents: i64,
     /// E-mails the mail sink delivered for this lab.
     pub emails: u64,
+    /// E-mails staged in the design's outbox and not sent yet (a design
+    /// that sends from the request has none).
+    pub emails_waiting: u64,
 }

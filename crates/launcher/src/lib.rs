@@ -31,7 +31,7 @@ use lab_core::{Db, LabError, OrderServer, StorageArgs, TeacherArgs};
 use locked_server::LockedServer;
 use naive_server::NaiveServer;
 use outside::{OutsideServices, SideEffectsApi};
-use phased_server::{OutboxApi, PhasedServer};
+use phased_server::PhasedServer;
 use replicas::design_routes;
 use safe_server::SafeServer;
 use tokio::net::TcpListener;
@@ -103,7 +103,15 @@ pub fn app(
         .nest_service("/safe", safe)
         .nest_service("/transactional", transactional)
         .nest_service("/phased", phased)
-        .merge(services.lab_routes(teacher.clone(), &SERVERS))
+        .merge(services.lab_routes(
+            teacher.clone(),
+            &SERVERS,
+            vec![outside::Outbox {
+                server: PhasedServer::NAME,
+                db: replicas[0].clone(),
+                waiting: phased_server::waiting,
+            }],
+        ))
         .merge(combined_steps_route(
             hubs.clone(),
             room.clone(),
@@ -123,8 +131,7 @@ pub fn app(
         PhasedServer::NAME,
     ])
     .nest("/api", WorkshopApi::openapi())
-    .nest("/api", SideEffectsApi::openapi())
-    .nest("/api/phased", OutboxApi::openapi());
+    .nest("/api", SideEffectsApi::openapi());
     let api = with_document(api, &document).fallback(not_found);
     // Unknown page paths get the page itself, so a deep link still loads.
     let page = ServeDir::new(ui_dir).fallback(ServeFile::new(ui_dir.join("index.html")));

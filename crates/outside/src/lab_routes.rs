@@ -2,23 +2,39 @@
 //! `GET /side-effects`, what the lab's shops did at the provider and the
 //! mail sink, and `DELETE /side-effects`, a new card and an empty inbox.
 
+use std::pin::Pin;
+
 use axum::extract::{FromRef, State};
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
 use lab_core::access::{CredentialHeaders, LabToChange, LabToRead, TeacherToken};
 use lab_core::{Db, LabError};
-use lab_wire::Problem;
 use lab_wire::outside::SideEffects;
+use lab_wire::{LabId, Problem};
 use utoipa::OpenApi;
 
 use crate::store;
+
+/// How many of a lab's e-mails wait in one design's outbox.
+pub type WaitingEmails =
+    fn(Db, LabId) -> Pin<Box<dyn Future<Output = sqlx::Result<u64>> + Send + 'static>>;
+
+/// A design's outbox, as the counts see it: the design, its storage, and
+/// how to count what waits there.
+#[derive(Clone)]
+pub struct Outbox {
+    pub server: &'static str,
+    pub db: Db,
+    pub waiting: WaitingEmails,
+}
 
 #[derive(Clone)]
 struct LabView {
     db: Db,
     teacher: TeacherToken,
     servers: &'static [&'static str],
+    outboxes: Vec<Outbox>,
 }
 
 impl FromRef<LabView> for TeacherToken {
@@ -27,8 +43,14 @@ impl FromRef<LabView> for TeacherToken {
     }
 }
 
-/// `GET` and `DELETE /side-effects` over `db`, for the shops named `servers`.
-pub fn routes(db: Db, teacher: TeacherToken, servers: &'static [&'static str]) -> Router {
+/// `GET` and `DELETE /side-effects` over `db`, for the shops named
+/// `servers`, counting what waits in `outboxes`.
+pub fn routes(
+    db: Db,
+    teacher: TeacherToken,
+    servers: &'static [&'static str],
+    outboxes: Vec<Outbox>,
+) -> Router {
     Router::new()
         .route(
             "/side-effects",
@@ -38,6 +60,7 @@ pub fn routes(db: Db, teacher: TeacherToken, servers: &'static [&'static str]) -
             db,
             teacher,
             servers,
+            outboxes,
         })
 }
 
@@ -61,9 +84,14 @@ async fn side_effects(
     State(view): State<LabView>,
     LabToRead(lab): LabToRead,
 ) -> Result<Json<Vec<SideEffects>>, LabError> {
-    Ok(Json(
-        store::side_effects(&view.db, &lab, view.servers).await?,
-    ))
+    let mut all = store::side_effects(&view.db, &lab, view.servers).await?;
+    for outbox in &view.outboxes {
+        let waiting = (outbox.waiting)(outbox.db.clone(), lab.clone()).await?;
+        if let Some(effects) = all.iter_mut().find(|e| e.server == outbox.server) {
+            effects.emails_waiting = waiting;
+        }
+    }
+    Ok(Json(all))
 }
 
 /// `DELETE /side-effects`: forgets the lab's charges and e-mails.

@@ -34,7 +34,7 @@ use lab_core::standalone::bind;
 use lab_core::{Db, LabError};
 use tokio::task::JoinHandle;
 
-pub use lab_routes::SideEffectsApi;
+pub use lab_routes::{Outbox, SideEffectsApi, WaitingEmails};
 
 /// Where the outside services keep their tables, given the lab's database
 /// URL: the same PostgreSQL database (other tables, other rows), or an
@@ -102,9 +102,14 @@ impl OutsideServices {
     }
 
     /// `GET` and `DELETE /side-effects` for the page, over these services'
-    /// tables, for the shops named `servers`.
-    pub fn lab_routes(&self, teacher: TeacherToken, servers: &'static [&'static str]) -> Router {
-        lab_routes::routes(self.db.clone(), teacher, servers)
+    /// tables, for the shops named `servers`, with what waits in `outboxes`.
+    pub fn lab_routes(
+        &self,
+        teacher: TeacherToken,
+        servers: &'static [&'static str],
+        outboxes: Vec<Outbox>,
+    ) -> Router {
+        lab_routes::routes(self.db.clone(), teacher, servers, outboxes)
     }
 
     /// Their storage (for the cleanup job).

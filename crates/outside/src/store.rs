@@ -136,6 +136,7 @@ pub async fn side_effects(
                 charges: charged.map_or(0, |(_, n, _)| count(*n)),
                 charged_cents: charged.map_or(0, |(.., cents)| *cents),
                 emails: emailed.map_or(0, |(_, n)| count(*n)),
+                emails_waiting: 0,
             }
         })
         .collect())

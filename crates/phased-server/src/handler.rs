@@ -12,14 +12,9 @@
 //! 4. phase "finished": stage the e-mail in the outbox and save the answer,
 //!    in one transaction; the enqueuer sends the e-mail.
 
-use axum::Router;
 use axum::response::Response;
-use axum::routing::get;
 use lab_core::outside::Outside;
-use lab_core::routes::order_routes;
-use lab_core::{
-    Db, LabError, OrderRequest, OrderServer, ServerState, ServerStorage, Steps, StoredResponse,
-};
+use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerStorage, Steps, StoredResponse};
 use lab_wire::{IdempotencyKey, KeyFound, LabId, Order, StepKind};
 
 use crate::store::{self, Claim, ClaimTerms, RecoveryPoint};
@@ -30,14 +25,6 @@ pub struct PhasedServer;
 impl OrderServer for PhasedServer {
     const NAME: &'static str = "phased";
     const STORAGE: &'static ServerStorage = &store::STORAGE;
-
-    /// The routes every server has, and `GET /outbox`.
-    fn routes(state: ServerState) -> Router {
-        let outbox = Router::new()
-            .route("/outbox", get(crate::outbox::outbox_state))
-            .with_state(state.clone());
-        order_routes(state, Self::place_order).merge(outbox)
-    }
 
     /// The flow of `POST /orders`, run to the end even if the client leaves.
     async fn place_order(

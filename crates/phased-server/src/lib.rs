@@ -12,4 +12,4 @@ pub mod outbox;
 pub mod store;
 
 pub use handler::PhasedServer;
-pub use outbox::{OutboxApi, spawn_enqueuer};
+pub use outbox::{spawn_enqueuer, waiting};

@@ -9,16 +9,13 @@
 
 use std::time::Duration;
 
-use axum::Json;
-use axum::extract::State;
+use std::pin::Pin;
+
 use chrono::{SubsecRound, Utc};
-use lab_core::access::{CredentialHeaders, LabToRead};
 use lab_core::outside::Outside;
-use lab_core::{Db, LabError, ServerState, with_pool};
-use lab_wire::outside::OutboxState;
-use lab_wire::{LabId, Problem};
+use lab_core::{Db, with_pool};
+use lab_wire::LabId;
 use tokio::task::JoinHandle;
-use utoipa::OpenApi;
 
 use crate::store;
 
@@ -93,31 +90,10 @@ async fn mark_sent(db: &Db, id: &str) -> sqlx::Result<()> {
     Ok(())
 }
 
-/// `GET /outbox`: how many of the lab's e-mails wait to be sent.
-#[utoipa::path(
-    get,
-    path = "/outbox",
-    operation_id = "phased_outbox",
-    summary = "E-mails staged in the atomic-phases server's outbox, not yet sent",
-    params(CredentialHeaders),
-    security((), ("teacher" = [])),
-    responses(
-        (status = 200, body = OutboxState, description = "How many of the lab's e-mails wait"),
-        (status = 400, body = Problem, content_type = "application/problem+json", description = "A Lab-* or Authorization header that is not valid"),
-        (status = 403, body = Problem, content_type = "application/problem+json", description = "A private lab without its secret, or a token that is not the teacher's"),
-        (status = 503, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "No answer by the request deadline"),
-    ),
-)]
-pub async fn outbox_state(
-    State(state): State<ServerState>,
-    LabToRead(lab): LabToRead,
-) -> Result<Json<OutboxState>, LabError> {
-    Ok(Json(OutboxState {
-        waiting: store::waiting_emails(&state.db, &lab).await?,
-    }))
+/// How many of `lab`'s e-mails wait in the outbox (for `/api/side-effects`).
+pub fn waiting(
+    db: Db,
+    lab: LabId,
+) -> Pin<Box<dyn Future<Output = sqlx::Result<u64>> + Send + 'static>> {
+    Box::pin(async move { store::waiting_emails(&db, &lab).await })
 }
-
-/// The outbox's route in the lab's OpenAPI document (under `/api/phased`).
-#[derive(OpenApi)]
-#[openapi(paths(outbox_state), components(schemas(OutboxState)))]
-pub struct OutboxApi;

@@ -8,8 +8,8 @@ use lab_client::{AttemptPlan, Design, Outcome};
 use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
 use lab_wire::headers::{
-    IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_CANCELLATION, LAB_DELAY_MS, LAB_FAULT,
-    LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS, LAB_MISSING_KEY, LAB_SECRET,
+    IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_CANCELLATION, LAB_DELAY_MS, LAB_FAULT, LAB_FENCING,
+    LAB_KEY_RETENTION_SECS, LAB_LOCK_TIMEOUT_SECS, LAB_MISSING_KEY, LAB_SECRET, LAB_SIDE_EFFECTS,
 };
 use lab_wire::workshop::{LessonProgress, SavedRun};
 use lab_wire::{LabSecret, NewOrder, Order, Problem};
@@ -54,7 +54,15 @@ pub async fn place_order(
     } else {
         request.header(IDEMPOTENCY_KEY, &plan.key)
     };
-    if plan.crash_after_create {
+    if plan.side_effects {
+        request = request.header(LAB_SIDE_EFFECTS, "charge-and-email");
+    }
+    if plan.fencing {
+        request = request.header(LAB_FENCING, "on");
+    }
+    if plan.crash_after_charge {
+        request = request.header(LAB_FAULT, "crash-after-charge");
+    } else if plan.crash_after_create {
         request = request.header(LAB_FAULT, "crash-after-create");
     } else if plan.drop_response {
         request = request.header(LAB_FAULT, "drop-response");
@@ -103,7 +111,7 @@ pub async fn place_order(
             Outcome::from_status(status, replayed, problem)
         }
         // The browser cannot see why a connection closed; the page knows it asked for it.
-        Err(_) if plan.crash_after_create => Outcome::Crashed,
+        Err(_) if plan.crash_after_create || plan.crash_after_charge => Outcome::Crashed,
         Err(_) if plan.drop_response => Outcome::Dropped,
         Err(error) => Outcome::NetworkError(error.to_string()),
     }

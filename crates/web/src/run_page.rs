@@ -111,6 +111,7 @@ fn show(run: &RunRecord, panes: [Pane; 2], purchases: StoredValue<lab_client::Pu
             attempts: saved.attempts.clone(),
             orders: saved.orders_of_run as usize,
             amount_cents: run.order.amount_cents,
+            effects: saved.effects,
         }));
     }
 }

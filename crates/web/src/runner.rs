@@ -4,7 +4,7 @@
 use futures::future::{join, join_all};
 use gloo_timers::future::TimeoutFuture;
 use lab_client::record::{PaneRecord, RunRecord};
-use lab_client::verdict::CHANGED_ORDER_EXTRA_CENTS;
+use lab_client::verdict::{CHANGED_ORDER_EXTRA_CENTS, side_effects_of};
 use lab_client::{AttemptPlan, AttemptRecord, ClientPolicy, Outcome, Purchases};
 use lab_wire::{LabSecret, NewOrder, Order};
 use leptos::prelude::*;
@@ -95,6 +95,11 @@ pub async fn run_purchase(context: RunContext, panes: [Pane; 2]) {
             })
         });
         let orders = run_orders.len();
+        // Each new charge and each e-mail is a step the server reported.
+        let effects = context.policy.side_effects.then(|| {
+            let (charges, emails) = pane.steps.with_untracked(|steps| side_effects_of(steps));
+            (charges, charges as i64 * context.order.amount_cents, emails)
+        });
         saved_panes.push(PaneRecord {
             server: pane.server(),
             attempts: pane.attempts.get_untracked(),
@@ -102,6 +107,7 @@ pub async fn run_purchase(context: RunContext, panes: [Pane; 2]) {
             steps_missed: pane.steps_missed.get_untracked(),
             orders_of_run: orders as u32,
             orders: run_orders,
+            effects,
         });
         pane.verdict.set(Some(RunSummary {
             design: pane.server(),
@@ -109,6 +115,7 @@ pub async fn run_purchase(context: RunContext, panes: [Pane; 2]) {
             attempts: pane.attempts.get_untracked(),
             orders,
             amount_cents: context.order.amount_cents,
+            effects,
         }));
     }
     // Saved for its permalink, so a projector, a bug report or homework can show it again.

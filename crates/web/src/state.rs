@@ -48,12 +48,14 @@ pub struct RunSummary {
     /// Orders the server holds for the run's purchase.
     pub orders: usize,
     pub amount_cents: i64,
+    /// With side effects: the run's charges, the cents they took, and the e-mails sent.
+    pub effects: Option<(u64, i64, u64)>,
 }
 
 impl RunSummary {
     /// The verdict in `locale`'s words.
     pub fn verdict(&self, locale: Locale) -> String {
-        verdict(
+        let said = verdict(
             &RunFacts {
                 design: self.design,
                 policy: &self.policy,
@@ -62,7 +64,14 @@ impl RunSummary {
                 amount_cents: self.amount_cents,
             },
             locale,
-        )
+        );
+        match self.effects {
+            Some((charges, cents, emails)) => format!(
+                "{said} {}",
+                lab_client::verdict::side_effects_said(charges, cents, emails, locale)
+            ),
+            None => said,
+        }
     }
 }
 
