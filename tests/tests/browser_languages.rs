@@ -81,7 +81,7 @@ async fn in_chinese_every_scenario_reads_in_chinese_and_no_english_word_is_left(
                     .expect("a scenario has an id"),
             );
         }
-        assert_eq!(scenarios.len(), 9, "{scenarios:?}");
+        assert_eq!(scenarios.len(), 11, "{scenarios:?}");
 
         for scenario in &scenarios {
             let button = learner.by_id(scenario).await;
