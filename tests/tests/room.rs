@@ -8,9 +8,11 @@ use std::time::{Duration, Instant};
 use lab_core::limits::RoomLimits;
 use lab_core::serve::Timeouts;
 use lab_e2e::client::{Attempt, build_lab_with, send};
+use lab_e2e::workshop::{WorkshopLab, problem_type, run_record};
 use lab_e2e::{Backend, StepStream, TestServer, new_key, on_both_backends};
 use lab_wire::StepKind;
 use lab_wire::headers::LAB_DELAY_MS;
+use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -128,8 +130,31 @@ async fn a_lab_past_its_requests_in_progress_is_refused_and_another_lab_is_not(b
     // The limit is the lab's, over all three servers.
     let on_safe = naive.at(format!("{base}/api/safe/orders"));
     assert_refused(&on_safe.place(&new_key()).await, "lab-requests-limit", "1");
+    // So are its saved runs and lesson progress: they count among its requests.
+    let workshop = WorkshopLab {
+        base: base.clone(),
+        secret: naive.secret.clone(),
+        id: naive.lab.clone(),
+        http: reqwest::Client::new(),
+    };
+    let saved = problem_type(workshop.save(&run_record([1, 1], None)).await).await;
+    assert_eq!(saved, (429, "/problems/lab-requests-limit".to_owned()));
+    let progress = problem_type(
+        workshop
+            .progress(&json!({"step": 2, "predictions": []}))
+            .await,
+    )
+    .await;
+    assert_eq!(progress, (429, "/problems/lab-requests-limit".to_owned()));
     let other_lab = client(&base, "naive");
     assert_eq!(other_lab.place(&new_key()).await.status(), 201);
+    assert_eq!(
+        WorkshopLab::new(&base)
+            .save(&run_record([1, 1], None))
+            .await
+            .status(),
+        201
+    );
 }
 
 async fn a_lab_past_its_delay_budget_is_told_how_long_to_wait(backend: Backend) {
