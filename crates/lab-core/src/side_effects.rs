@@ -13,7 +13,7 @@
 
 use lab_wire::{LabId, Order, StepKind};
 
-use crate::outside::{Outside, confirmation_subject};
+use crate::outside::{ChargeMade, Outside, confirmation_subject};
 use crate::{DemoControls, LabError, Steps};
 
 /// Charges `order` and e-mails its confirmation for `lab` as `merchant`,
@@ -32,26 +32,13 @@ pub async fn charge_and_email_in_request(
     }
     // Made here, for this attempt: the mistake. A retry makes another.
     let attempt_key = format!("attempt-{}", uuid::Uuid::new_v4().simple());
-    let made = match outside
-        .charge(
-            merchant,
-            lab,
-            &attempt_key,
-            order,
-            controls.provider_times_out(),
-        )
-        .await
-    {
-        Ok(made) => made,
-        Err(error) => {
-            // The provider may well have charged: nobody here can know.
-            steps.record(StepKind::ChargeFailed);
-            return Err(error);
-        }
+    let charge = Charge {
+        merchant,
+        lab,
+        key: &attempt_key,
+        order,
     };
-    steps.record(StepKind::CardCharged {
-        replayed: made.replayed,
-    });
+    charge_recorded(outside, &charge, controls, steps).await?;
     let message_id = format!("msg-{}", uuid::Uuid::new_v4().simple());
     outside
         .send_email(merchant, lab, &message_id, &confirmation_subject(order))
@@ -63,4 +50,47 @@ pub async fn charge_and_email_in_request(
         return Err(LabError::SimulatedCrash);
     }
     Ok(())
+}
+
+/// A charge to ask the provider for: who asks, for which lab, under which
+/// provider key, for which order.
+#[derive(Debug, Clone, Copy)]
+pub struct Charge<'a> {
+    pub merchant: &'a str,
+    pub lab: &'a LabId,
+    pub key: &'a str,
+    pub order: &'a Order,
+}
+
+/// Asks the provider for `charge` (to time out after it, if the request
+/// asked for that), reporting the step: the card charged (or the earlier
+/// charge replayed), or a provider that gave no proper answer.
+pub async fn charge_recorded(
+    outside: &Outside,
+    charge: &Charge<'_>,
+    controls: &DemoControls,
+    steps: &Steps,
+) -> Result<ChargeMade, LabError> {
+    let Charge {
+        merchant,
+        lab,
+        key,
+        order,
+    } = *charge;
+    match outside
+        .charge(merchant, lab, key, order, controls.provider_times_out())
+        .await
+    {
+        Ok(made) => {
+            steps.record(StepKind::CardCharged {
+                replayed: made.replayed,
+            });
+            Ok(made)
+        }
+        Err(error) => {
+            // The provider may well have charged: nobody here can know.
+            steps.record(StepKind::ChargeFailed);
+            Err(error)
+        }
+    }
 }

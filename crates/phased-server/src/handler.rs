@@ -14,6 +14,7 @@
 
 use axum::response::Response;
 use lab_core::outside::Outside;
+use lab_core::side_effects::{Charge, charge_recorded};
 use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerStorage, Steps, StoredResponse};
 use lab_wire::{IdempotencyKey, KeyFound, LabId, Order, StepKind};
 
@@ -155,25 +156,13 @@ async fn charge(
     steps: &Steps,
 ) -> Result<String, LabError> {
     let provider_key = format!("{}/charge", key.as_str());
-    let made = match outside
-        .charge(
-            PhasedServer::NAME,
-            lab,
-            &provider_key,
-            order,
-            controls.provider_times_out(),
-        )
-        .await
-    {
-        Ok(made) => made,
-        Err(error) => {
-            steps.record(StepKind::ChargeFailed);
-            return Err(error);
-        }
+    let charge = Charge {
+        merchant: PhasedServer::NAME,
+        lab,
+        key: &provider_key,
+        order,
     };
-    steps.record(StepKind::CardCharged {
-        replayed: made.replayed,
-    });
+    let made = charge_recorded(outside, &charge, controls, steps).await?;
     if controls.crashes_after_charge() {
         // Charged, not yet recorded: the retry will charge again, under
         // the same provider key, and get this charge back.
