@@ -156,11 +156,6 @@ impl Outside {
             None => std::future::pending().await,
         }
     }
-
-    /// Whether there are services to reach.
-    pub fn is_reachable(&self) -> bool {
-        self.0.is_some()
-    }
 }
 
 /// The subject of an order's confirmation e-mail.

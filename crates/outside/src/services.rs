@@ -50,6 +50,23 @@ impl ServiceState {
     }
 }
 
+impl ServiceState {
+    /// Who calls, for which lab, under which key (the header `key`):
+    /// after checking that the caller is one of the lab's shops.
+    fn caller(
+        &self,
+        headers: &HeaderMap,
+        (key, shown): (&'static str, &'static str),
+    ) -> Result<(String, LabId, String), LabError> {
+        self.admit(headers)?;
+        Ok((
+            merchant(headers)?,
+            lab(headers)?,
+            outside_key(headers, key, shown)?,
+        ))
+    }
+}
+
 /// The SHA-256 of `text`.
 pub fn digest(text: &str) -> [u8; 32] {
     Sha256::digest(text.as_bytes()).into()
@@ -63,10 +80,7 @@ pub async fn charge(
     request: Request,
 ) -> Result<Response, LabError> {
     let headers = request.headers().clone();
-    state.admit(&headers)?;
-    let merchant = merchant(&headers)?;
-    let lab = lab(&headers)?;
-    let key = outside_key(&headers, IDEMPOTENCY_KEY, "Idempotency-Key")?;
+    let (merchant, lab, key) = state.caller(&headers, (IDEMPOTENCY_KEY, "Idempotency-Key"))?;
     let time_out = match text_header(&headers, PROVIDER_FAULT, "Provider-Fault")? {
         None => false,
         Some(fault) if fault == "timeout-after-charge" => true,
@@ -114,10 +128,7 @@ pub async fn deliver(
     request: Request,
 ) -> Result<Response, LabError> {
     let headers = request.headers().clone();
-    state.admit(&headers)?;
-    let merchant = merchant(&headers)?;
-    let lab = lab(&headers)?;
-    let message_id = outside_key(&headers, MESSAGE_ID, "Message-Id")?;
+    let (merchant, lab, message_id) = state.caller(&headers, (MESSAGE_ID, "Message-Id"))?;
     let email: NewEmail = read_json(request).await?;
     check_text("subject", &email.subject)?;
     let caller = Caller {

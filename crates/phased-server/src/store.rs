@@ -306,7 +306,7 @@ async fn advance_in(
 }
 
 /// Counts what a lab's outbox still holds.
-pub const WAITING_EMAILS: &str =
+const WAITING_EMAILS: &str =
     "SELECT COUNT(*) FROM phased_outbox WHERE lab_id = $1 AND sent_at IS NULL";
 
 /// How many e-mails of `lab` wait in the outbox.
