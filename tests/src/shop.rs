@@ -6,8 +6,10 @@ use std::path::PathBuf;
 
 use lab_wire::headers::{LAB_FAULT, LAB_LOCK_TIMEOUT_SECS, LAB_SECRET, LAB_SIDE_EFFECTS};
 use lab_wire::outside::SideEffects;
+use lab_wire::{Step, StepKind};
 
 use crate::client::{COFFEE, send};
+use crate::steps::until_the_lock_has_run_out;
 use crate::{Attempt, Backend, TestServer, spawn_lab};
 
 /// One learner's lab, every design in it.
@@ -56,20 +58,33 @@ impl Shop {
         send(request).await
     }
 
-    /// Retries `key` on `design` like a careful client (the same key, while
-    /// the answer is "still in progress") until it gets its order.
-    pub async fn buy_until_answered(&self, design: &str, key: &str) -> Attempt {
-        for _ in 0..60 {
-            let attempt = self.buy(design, key, None).await;
-            match &attempt {
-                Attempt::Answered { status: 409, .. } => {
-                    // The crashed request's lock (1 s) has not run out yet.
-                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                }
-                _ => return attempt,
-            }
-        }
-        panic!("{key} was still in progress on {design} after 6 s");
+    /// Buys with `key` on `design`, asking the server to crash right after
+    /// the charge; returns what the client got and the request's steps, up
+    /// to its crash.
+    pub async fn buy_and_crash_after_charge(
+        &self,
+        design: &str,
+        key: &str,
+    ) -> (Attempt, Vec<Step>) {
+        let mut steps = self.design(design).steps().await;
+        let crashed = self.buy(design, key, Some("crash-after-charge")).await;
+        let taken = steps
+            .until(|step| step.key == key && step.kind == StepKind::Crashed)
+            .await;
+        (crashed, taken)
+    }
+
+    /// Retries `key` on `design` once the lock of the claim among `steps`
+    /// (a crashed request's: 1 s) has run out, as a careful client told
+    /// "still in progress" does.
+    pub async fn buy_once_its_lock_ran_out(
+        &self,
+        design: &str,
+        key: &str,
+        steps: &[Step],
+    ) -> Attempt {
+        until_the_lock_has_run_out(steps, 1).await;
+        self.buy(design, key, None).await
     }
 
     /// How many orders `design` holds for `key`.
@@ -83,7 +98,9 @@ impl Shop {
     }
 
     /// What `design` did for this lab at the provider and the mail sink,
-    /// once its outbox (if it has one) has sent everything it holds.
+    /// once its outbox (if it has one) has sent everything it holds. The
+    /// outbox is drained in the background, where no step is reported:
+    /// the event waited for is its count, `emails_waiting`, reaching 0.
     pub async fn side_effects(&self, design: &str) -> SideEffects {
         for _ in 0..100 {
             let all: Vec<SideEffects> = self

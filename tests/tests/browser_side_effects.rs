@@ -9,7 +9,9 @@ use lab_wire::headers::LAB_SECRET;
 use lab_wire::outside::SideEffects;
 
 /// What the provider and the mail sink recorded for the learner's lab
-/// (its secret is in the page's link), per design, once no outbox waits.
+/// (its secret is in the page's link), per design, once no outbox waits:
+/// the outbox drains in the background, where no step is reported, so the
+/// event waited for is its count, `emails_waiting`, reaching 0.
 async fn recorded(base: &str, learner: &Learner, design: &str) -> (usize, usize) {
     let url = learner.current_url().await;
     let secret = url

@@ -16,8 +16,10 @@ use futures::future::join_all;
 use lab_core::OrderServer;
 use lab_e2e::client::{COFFEE, send};
 use lab_e2e::shop::Shop;
+use lab_e2e::steps::until_clock_passes;
 use lab_e2e::{Attempt, Backend, TestServer, spawn_server};
 use lab_wire::headers::{LAB_DELAY_MS, LAB_FAULT, LAB_LOCK_TIMEOUT_SECS};
+use lab_wire::{Step, StepKind};
 use naive_server::NaiveServer;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
@@ -225,25 +227,31 @@ fn phased_attempts() -> impl Strategy<Value = Vec<PhasedAttempt>> {
 async fn phases_hold(backend: Backend, attempts: Vec<PhasedAttempt>) -> Result<(), String> {
     let shop = Shop::open(backend).await;
     let key = lab_e2e::new_key();
+    let mut steps = shop.design("phased").steps().await;
+    // The start offsets are the generated scenario's, not waits for anything.
     join_all(attempts.iter().map(|attempt| async {
         tokio::time::sleep(Duration::from_millis(attempt.start_ms)).await;
         shop.buy("phased", &key, attempt.fault).await
     }))
     .await;
-    // A crashed attempt's lock is 1 s; a failed one lets go at once.
-    let mut answer = None;
-    for _ in 0..80 {
-        match shop.buy("phased", &key, None).await {
-            attempt @ Attempt::Answered { status: 201, .. } => {
-                answer = Some(attempt);
-                break;
-            }
-            _ => tokio::time::sleep(Duration::from_millis(100)).await,
-        }
+    // Every attempt's work has ended (answered or crashed); the last claim
+    // taken holds its lock for 1 s, after which a careful client's retry
+    // must finish the purchase at once.
+    let ended = |step: &Step| matches!(step.kind, StepKind::Answered { .. } | StepKind::Crashed);
+    let seen = steps.until_count(attempts.len(), ended).await;
+    let last_claim_us = seen
+        .iter()
+        .filter(|step| matches!(step.kind, StepKind::KeyClaimed | StepKind::ClaimTakenOver))
+        .map(|step| step.at_us)
+        .max()
+        .unwrap_or(0);
+    until_clock_passes(last_claim_us + 1_000_000).await;
+    let answer = shop.buy("phased", &key, None).await;
+    if !matches!(answer, Attempt::Answered { status: 201, .. }) {
+        return Err(format!(
+            "the retry after every lock ran out got {answer:?} after {attempts:?}"
+        ));
     }
-    let Some(answer) = answer else {
-        return Err(format!("the key never got its order after {attempts:?}"));
-    };
     let orders = shop.orders_for("phased", &key).await;
     let effects = shop.side_effects("phased").await;
     if (orders, effects.charges, effects.emails) != (1, 1, 1) {

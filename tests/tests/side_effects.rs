@@ -91,14 +91,14 @@ async fn atomic_phases_resume_after_a_crash_after_the_charge_one_order_one_charg
 ) {
     let shop = Shop::open(backend).await;
     let key = new_key();
-    let crashed = shop.buy("phased", &key, Some("crash-after-charge")).await;
+    let (crashed, steps) = shop.buy_and_crash_after_charge("phased", &key).await;
     assert!(matches!(crashed, Attempt::NoResponse(_)), "{crashed:?}");
     assert_eq!(
         shop.orders_for("phased", &key).await,
         1,
         "the order's phase committed before the charge"
     );
-    let retry = shop.buy_until_answered("phased", &key).await;
+    let retry = shop.buy_once_its_lock_ran_out("phased", &key, &steps).await;
     assert!(
         is_created(&retry, false),
         "the retry finished the work: {retry:?}"
@@ -136,9 +136,9 @@ async fn a_crash_after_the_charge_on_the_safe_server_is_recovered_without_a_seco
 ) {
     let shop = Shop::open(backend).await;
     let key = new_key();
-    let crashed = shop.buy("safe", &key, Some("crash-after-charge")).await;
+    let (crashed, steps) = shop.buy_and_crash_after_charge("safe", &key).await;
     assert!(matches!(crashed, Attempt::NoResponse(_)), "{crashed:?}");
-    let retry = shop.buy_until_answered("safe", &key).await;
+    let retry = shop.buy_once_its_lock_ran_out("safe", &key, &steps).await;
     assert!(
         matches!(retry, Attempt::Answered { status: 201, .. }),
         "{retry:?}"
