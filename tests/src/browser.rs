@@ -111,6 +111,12 @@ pub(crate) async fn open_browser(driver: &Chromedriver, languages: &str) -> Clie
             "prefs": { "intl.accept_languages": languages },
         }),
     );
+    // The browser's own log, where it reports what the page's
+    // Content-Security-Policy refused (`Learner::policy_violations`).
+    capabilities.insert(
+        "goog:loggingPrefs".to_owned(),
+        serde_json::json!({ "browser": "ALL" }),
+    );
     ClientBuilder::rustls()
         .expect("a TLS-capable WebDriver client")
         .capabilities(capabilities)

@@ -11,6 +11,7 @@ use crate::browser::{Chromedriver, eventually, open_browser, start_chromedriver,
 use crate::{Backend, spawn_lab};
 
 mod accessibility;
+mod console;
 pub mod picture;
 
 use accessibility::ComputedAccessibility;
@@ -85,6 +86,13 @@ impl Learner {
         eventually(async || self.browser.find(Locator::Id("place-order")).await.ok())
             .await
             .expect("the app starts and shows its 'Place order' button");
+    }
+
+    /// The address of the last run's permalink, once the page has saved it.
+    pub async fn run_link(&self) -> String {
+        eventually(async || self.by_id("run-link").await.attr("href").await.ok()?)
+            .await
+            .expect("the run is saved and linked")
     }
 
     /// The visible text of the whole page, as a learner reads it.

@@ -53,6 +53,44 @@ macro_rules! on_every_server_and_backend {
     )+};
 }
 
+/// Writes one test per (design, backend) pair for all five designs, each
+/// calling `$name::<Server>(Backend)`: `naive_on_sqlite`, …,
+/// `phased_on_postgres`.
+#[macro_export]
+macro_rules! on_every_design_and_backend {
+    ($($name:ident),+ $(,)?) => {$(
+        mod $name {
+            use $crate::Backend;
+            use locked_server::LockedServer;
+            use naive_server::NaiveServer;
+            use phased_server::PhasedServer;
+            use safe_server::SafeServer;
+            use transactional_server::TransactionalServer;
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn naive_on_sqlite() { super::$name::<NaiveServer>(Backend::Sqlite).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn naive_on_postgres() { super::$name::<NaiveServer>(Backend::Postgres).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn locked_on_sqlite() { super::$name::<LockedServer>(Backend::Sqlite).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn locked_on_postgres() { super::$name::<LockedServer>(Backend::Postgres).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn safe_on_sqlite() { super::$name::<SafeServer>(Backend::Sqlite).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn safe_on_postgres() { super::$name::<SafeServer>(Backend::Postgres).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn transactional_on_sqlite() { super::$name::<TransactionalServer>(Backend::Sqlite).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn transactional_on_postgres() { super::$name::<TransactionalServer>(Backend::Postgres).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn phased_on_sqlite() { super::$name::<PhasedServer>(Backend::Sqlite).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn phased_on_postgres() { super::$name::<PhasedServer>(Backend::Postgres).await }
+        }
+    )+};
+}
+
 /// Like [`on_every_server_and_backend!`], for the two designs that guard
 /// the key with a constraint: `safe_on_sqlite`, `safe_on_postgres`,
 /// `transactional_on_sqlite`, `transactional_on_postgres`.

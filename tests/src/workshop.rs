@@ -1,10 +1,11 @@
 //! Helpers for the workshop's tests: a lab of the test's own with its
 //! secret, a run as the page sends one, and a lab with a one-line page.
 
-use lab_wire::LabSecret;
 use lab_wire::headers::LAB_SECRET;
+use lab_wire::run::{AttemptRecord, ClientPolicy, Design, Outcome, PaneRecord, RunRecord};
 use lab_wire::workshop::{RunSummary, SavedRun};
-use serde_json::{Value, json};
+use lab_wire::{LabSecret, NewOrder, Order, Step, StepKind, Timestamp};
+use serde_json::Value;
 
 use crate::{Backend, spawn_lab_on};
 
@@ -59,6 +60,16 @@ impl WorkshopLab {
         response.json().await.expect("a saved run's link")
     }
 
+    /// `GET /api/runs/ID` as anyone holding the link asks: the saved run's JSON.
+    pub async fn fetch_run(&self, id: &str) -> Value {
+        reqwest::get(self.url(&format!("/runs/{id}")))
+            .await
+            .expect("GET /api/runs/ID answers")
+            .json()
+            .await
+            .expect("a saved run is JSON")
+    }
+
     /// This lab's runs, by its secret.
     pub async fn runs(&self) -> Vec<RunSummary> {
         let response = self
@@ -84,18 +95,55 @@ impl WorkshopLab {
     }
 }
 
-/// A run as the page sends one: what the server reads, and more it keeps.
+/// A run as the page sends one: two panes, the first with `orders[0]`
+/// orders of the run, the second with `orders[1]`.
 pub fn run_record(orders: [u32; 2], lesson_step: Option<u8>) -> Value {
-    json!({
-        "lesson_step": lesson_step,
-        "order": {"item": "coffee", "amount_cents": 450},
-        "policy": {"copies": 3, "server_delay_ms": 300},
-        "panes": [
-            {"server": "naive", "orders_of_run": orders[0], "attempts": [{"copy": 1, "outcome": "created"}],
-             "steps": [{"seq": 1, "request": 1, "key": "k", "at_us": 1, "kind": {"step": "order-inserted"}}]},
-            {"server": "transactional", "orders_of_run": orders[1], "attempts": [], "steps": []}
-        ]
-    })
+    let order = |n: u128| Order {
+        id: uuid::Uuid::from_u128(n),
+        item: "coffee".into(),
+        amount_cents: 450,
+        idempotency_key: "k".into(),
+        created_at: Timestamp::from_micros(1_796_205_600_000_000 + n as i64),
+    };
+    let pane = |server: Design, orders: u32| PaneRecord {
+        server,
+        attempts: vec![AttemptRecord {
+            copy: 1,
+            number: 1,
+            key: "k".into(),
+            started_ms: 0.5,
+            ended_ms: Some(310.25),
+            outcome: Some(Outcome::Created),
+        }],
+        steps: vec![Step {
+            seq: 1,
+            request: 1,
+            key: "k".into(),
+            at_us: 1_796_205_600_000_000,
+            kind: StepKind::OrderInserted,
+        }],
+        steps_missed: 0,
+        orders: (1..=u128::from(orders)).map(order).collect(),
+        orders_of_run: orders,
+        effects: None,
+    };
+    let record = RunRecord {
+        order: NewOrder {
+            item: "coffee".into(),
+            amount_cents: 450,
+        },
+        policy: ClientPolicy {
+            copies: 3,
+            server_delay_ms: 300,
+            ..ClientPolicy::PLAIN
+        },
+        lesson_step,
+        panes: vec![
+            pane(Design::Naive, orders[0]),
+            pane(Design::Transactional, orders[1]),
+        ],
+    };
+    serde_json::to_value(record).expect("a run serialises")
 }
 
 /// The status and problem `type` of a problem+json answer.

@@ -8,7 +8,7 @@
 
 use fantoccini::Locator;
 use fantoccini::key::Key;
-use lab_e2e::browser::{eventually, within_deadline};
+use lab_e2e::browser::within_deadline;
 use lab_e2e::learner::picture::PictureEvent;
 use lab_e2e::learner::{Learner, open_lab};
 
@@ -117,15 +117,6 @@ async fn inserts_shown(learner: &Learner, pane: &str) -> usize {
         .count()
 }
 
-async fn press(learner: &Learner, key: &str) {
-    learner
-        .by_css("body")
-        .await
-        .send_keys(key)
-        .await
-        .expect("press a key");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stepping_back_by_keyboard_hides_events_and_the_orders_shown_follow_them() {
     within_deadline(async {
@@ -165,7 +156,7 @@ async fn stepping_back_by_keyboard_hides_events_and_the_orders_shown_follow_them
             if shown(learner.picture_events("Naive").await) == 0 {
                 break;
             }
-            press(&learner, "j").await;
+            learner.press_key("j").await;
             steps += 1;
             assert!(steps < 200, "stepping back reaches the start");
         }
@@ -173,7 +164,7 @@ async fn stepping_back_by_keyboard_hides_events_and_the_orders_shown_follow_them
         assert_eq!(learner.orders_stored("Transactional").await, 0);
 
         // L steps forward; the slider's End key jumps to the whole run.
-        press(&learner, "l").await;
+        learner.press_key("l").await;
         assert!(shown(learner.picture_events("Naive").await) > 0);
         let slider = learner.by_id("playback-time").await;
         slider.send_keys(&Key::End.to_string()).await.unwrap();
@@ -185,14 +176,7 @@ async fn stepping_back_by_keyboard_hides_events_and_the_orders_shown_follow_them
 
         // K replays the run from the start, at the chosen speed, to the end.
         slider.send_keys(&Key::End.to_string()).await.unwrap();
-        press(&learner, "k").await;
-        let at = async || learner.by_id("playback-at").await.text().await.ok();
-        eventually(async || at().await.filter(|words| words.starts_with('+')))
-            .await
-            .expect("the replay moves through the run");
-        eventually(async || at().await.filter(|words| words == "the whole run"))
-            .await
-            .expect("the replay ends on the whole run");
+        learner.replay_to_the_end().await;
         assert_eq!(shown(learner.picture_events("Naive").await), total);
 
         // The table is the same steps in words, one choice away.

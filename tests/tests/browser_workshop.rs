@@ -17,20 +17,13 @@ async fn lab_id(learner: &Learner) -> String {
     text[start..start + 24].to_owned()
 }
 
-/// The address of the last run's permalink, once it is saved.
-async fn run_link(learner: &Learner) -> String {
-    eventually(async || learner.by_id("run-link").await.attr("href").await.ok()?)
-        .await
-        .expect("the run is saved and linked")
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_runs_permalink_in_a_fresh_browser_shows_what_the_live_run_showed() {
     within_deadline(async {
         let (base, learner) = open_lab().await;
         let scenario = learner.by_id("preset-concurrent-sends").await;
         learner.click_and_wait(scenario, "Concurrent sends").await;
-        let link = run_link(&learner).await;
+        let link = learner.run_link().await;
         assert!(link.starts_with("/runs/run-"), "{link}");
         let live = [
             learner.pane_text("Naive").await,
@@ -55,10 +48,12 @@ async fn a_runs_permalink_in_a_fresh_browser_shows_what_the_live_run_showed() {
 
         let missing = Learner::open_page(
             &format!("{base}/runs/run-00000000000000000000000000000000"),
-            "main[data-run=failed]",
+            "main[data-run=missing]",
         )
         .await;
-        assert!(missing.page_text().await.contains("may have expired"));
+        let said = missing.page_text().await;
+        assert!(said.contains("has expired"), "{said}");
+        assert!(!said.contains("cannot be drawn"), "{said}");
     })
     .await;
 }
@@ -72,10 +67,10 @@ async fn the_teacher_sees_two_learners_labs_and_projects_one_and_without_the_tok
         alice.by_id("guess-more").await.click().await.unwrap();
         let run = alice.by_id("lesson-run").await;
         alice.click_and_wait(run, "Run it").await;
-        run_link(&alice).await;
+        alice.run_link().await;
         let bob = Learner::open(&base).await;
         bob.press_and_wait("Place order").await;
-        run_link(&bob).await;
+        bob.run_link().await;
         let (alice_lab, bob_lab) = (lab_id(&alice).await, lab_id(&bob).await);
 
         let teacher = Learner::open_page(

@@ -1,4 +1,5 @@
-//! The launcher: both servers under `/api/…` and the page at `/`, on one address.
+//! The launcher: every server under `/api/…` and the page at `/`, on one
+//! address, and the texts that tell a newcomer what it serves.
 
 use lab_e2e::{Attempt, Backend, StepStream, TestServer, new_key, spawn_lab};
 use lab_wire::StepKind;
@@ -139,4 +140,38 @@ async fn stopping_the_lab_ends_open_step_streams_cleanly() {
     .expect("the step stream ended after the lab was told to stop");
     assert!(matches!(end, Ok(None)), "the stream ends cleanly: {end:?}");
     running.await.expect("the lab stops");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_start_up_message_and_help_name_every_design_the_lab_serves() {
+    let base = spawn_lab(Backend::Sqlite, &fake_page()).await;
+    let document: serde_json::Value = reqwest::get(format!("{base}/api/openapi.json"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    // The designs as the lab really serves them, not as a list in the code says.
+    let designs: Vec<&str> = document["paths"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter_map(|path| path.strip_prefix("/api/")?.strip_suffix("/orders"))
+        .collect();
+    assert!(designs.len() >= 5, "{designs:?}");
+
+    let message =
+        launcher::startup_message("127.0.0.1:8080".parse().unwrap(), "sqlite", Some("t0ken"));
+    let help = launcher::cli::Cli::long_help();
+    for design in &designs {
+        assert!(
+            message.contains(&format!("http://127.0.0.1:8080/api/{design}/orders")),
+            "the start-up message names {design}'s API:\n{message}"
+        );
+        assert!(
+            help.contains(design),
+            "--help names the {design} design:\n{help}"
+        );
+    }
+    assert!(message.contains("/teacher?token=t0ken"), "{message}");
 }

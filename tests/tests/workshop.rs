@@ -9,17 +9,18 @@ use lab_e2e::client::TEACHER_TOKEN;
 use lab_e2e::workshop::{WorkshopLab as Lab, lab_on, problem_type, run_record as run};
 use lab_e2e::{Backend, on_both_backends};
 use lab_wire::headers::{LAB_ID, LAB_SECRET};
+use lab_wire::run::RunRecord;
 use lab_wire::workshop::RunSummary;
 use serde_json::{Value, json};
 
 on_both_backends!(
     a_saved_run_comes_back_whole_at_its_permalink_without_any_secret,
+    a_record_the_viewer_could_not_draw_is_refused_naming_its_field,
     a_labs_runs_are_its_own_and_the_teachers_token_reads_them_but_saves_none,
     a_run_or_progress_the_page_would_not_send_gets_its_problem_and_nothing_is_stored,
     a_lab_keeps_its_newest_runs_only_and_an_expired_run_is_gone,
 );
 
-/// A lab of the test's own, the lab at `base`, a client and a database handle.
 async fn a_saved_run_comes_back_whole_at_its_permalink_without_any_secret(backend: Backend) {
     let (base, _) = lab_on(backend).await;
     let lab = Lab::new(&base);
@@ -33,13 +34,11 @@ async fn a_saved_run_comes_back_whole_at_its_permalink_without_any_secret(backen
     assert!(saved.expires_at.micros() > Utc::now().timestamp_micros() + 6 * 86_400_000_000);
 
     // A fresh client: no secret, no token. The link is the way in.
-    let answer: Value = reqwest::get(lab.url(&format!("/runs/{}", saved.id)))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let answer: Value = lab.fetch_run(&saved.id).await;
     assert_eq!(answer["run"], sent, "the run comes back as it was sent");
+    let drawn: RunRecord =
+        serde_json::from_value(answer["run"].clone()).expect("the viewer reads it");
+    assert_eq!(drawn.panes[0].orders.len(), 3);
     assert_eq!(answer["id"], saved.id.as_str());
     assert_eq!(answer["lab"], lab.id.as_str());
 
@@ -50,6 +49,75 @@ async fn a_saved_run_comes_back_whole_at_its_permalink_without_any_secret(backen
         problem_type(unknown).await,
         (404, "/problems/run-not-found".to_owned())
     );
+}
+
+async fn a_record_the_viewer_could_not_draw_is_refused_naming_its_field(backend: Backend) {
+    let (base, _) = lab_on(backend).await;
+    let lab = Lab::new(&base);
+    let with = |change: &dyn Fn(&mut Value)| {
+        let mut record = run([2, 1], Some(5));
+        change(&mut record);
+        record
+    };
+    let cases: [(&str, Value, &str); 7] = [
+        (
+            "an order id that is not a UUID",
+            with(&|r| r["panes"][0]["orders"][1]["id"] = json!("order-2")),
+            "panes[0].orders[1].id",
+        ),
+        (
+            "a time that is not RFC 3339",
+            with(&|r| r["panes"][1]["orders"][0]["created_at"] = json!("yesterday")),
+            "panes[1].orders[0].created_at",
+        ),
+        (
+            "an unknown outcome",
+            with(&|r| r["panes"][0]["attempts"][0]["outcome"] = json!("exploded")),
+            "panes[0].attempts[0].outcome",
+        ),
+        (
+            "an unknown kind of step",
+            with(&|r| r["panes"][0]["steps"][0]["kind"] = json!({"step": "teleported"})),
+            "panes[0].steps[0].kind",
+        ),
+        (
+            "a copy number past 255",
+            with(&|r| r["panes"][1]["attempts"][0]["copy"] = json!(256)),
+            "panes[1].attempts[0].copy",
+        ),
+        (
+            "no policy",
+            with(&|r| {
+                r.as_object_mut().unwrap().remove("policy");
+            }),
+            "policy",
+        ),
+        (
+            "an order the servers would refuse",
+            with(&|r| r["order"]["item"] = json!("cof\u{0}fee")),
+            "order",
+        ),
+    ];
+    for (case, record, field) in cases {
+        let answer = lab.save(&record).await;
+        assert_eq!(answer.status(), 422, "{case}");
+        let problem: Value = answer.json().await.unwrap();
+        assert_eq!(problem["type"], "/problems/invalid-record", "{case}");
+        let detail = problem["detail"].as_str().unwrap();
+        assert!(
+            detail.contains(field),
+            "{case}: the detail names {field}: {detail}"
+        );
+    }
+    assert!(lab.runs().await.is_empty(), "nothing refused was stored");
+
+    // A whole number written with a fraction is still that number.
+    let mut fractional = run([1, 1], None);
+    fractional["panes"][0]["orders_of_run"] = json!(1.0);
+    fractional["policy"]["copies"] = json!(3.0);
+    let saved = lab.saved(&fractional).await;
+    let answer: Value = lab.fetch_run(&saved.id).await;
+    assert_eq!(answer["run"], run([1, 1], None));
 }
 
 async fn a_labs_runs_are_its_own_and_the_teachers_token_reads_them_but_saves_none(

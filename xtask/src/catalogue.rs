@@ -11,6 +11,8 @@
 //!   warn and fall back to English.)
 //! - No view holds text of its own, and no string in the page's code reads
 //!   as words (see [`inline`]).
+//! - The heading and introduction `index.html` shows while the app loads
+//!   are the catalogue's (see [`shell`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -19,6 +21,7 @@ use anyhow::{Context, Result};
 use serde_json::Value;
 
 mod inline;
+mod shell;
 #[cfg(test)]
 mod tests;
 
@@ -40,6 +43,7 @@ pub struct Shape {
 /// Checks the catalogue and the page's code under `root`; the error lists every problem.
 pub fn check(root: &Path) -> Result<String> {
     let mut catalogues = BTreeMap::new();
+    let mut texts = Vec::new();
     let dir = root.join(LOCALES_DIR);
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .with_context(|| format!("reading {}", dir.display()))?
@@ -56,9 +60,11 @@ pub fn check(root: &Path) -> Result<String> {
         let text = std::fs::read_to_string(&file)?;
         let json: Value = serde_json::from_str(&text)
             .with_context(|| format!("{} is not valid JSON", file.display()))?;
-        catalogues.insert(name, shapes(&json)?);
+        catalogues.insert(name.clone(), shapes(&json)?);
+        texts.push((name, json));
     }
     let mut problems = compare(&catalogues);
+    problems.extend(shell::check(root, &texts)?);
     let mut scanned = 0;
     for sources in PAGE_SOURCES {
         let (files, found) = inline::scan(&root.join(sources))?;

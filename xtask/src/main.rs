@@ -3,6 +3,8 @@
 
 mod catalogue;
 mod layout;
+mod lighthouse;
+mod page_build;
 mod postgres;
 mod shell;
 mod tools;
@@ -12,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use crate::shell::{cargo, step};
+use crate::shell::{cargo, say, step};
 
 #[derive(Parser)]
 #[command(about = "Set up, run and test Idempotency Lab")]
@@ -33,13 +35,16 @@ enum Task {
     CheckLayout,
     /// Check that every language of the catalogue has every message, and that the page's code holds no text of its own
     CheckCatalogue,
+    /// Measure the page as a learner's phone gets it: Lighthouse (mobile) on the learner's page and the run viewer, and the bytes of a first and a second visit
+    Lighthouse,
     /// Install what is missing, start PostgreSQL if needed, then run lints and every test
     Test {
         /// Skip `cargo fmt --check` and `cargo clippy`
         #[arg(long)]
         no_lint: bool,
-        /// Then run the chaos test at full volume: 100,000 requests per safe
-        /// design and database, printing its figures (about 10 more minutes)
+        /// Then run the chaos test at full volume (100,000 requests per safe
+        /// design and database, printing its figures) and Schemathesis with a
+        /// fresh seed, printed (about 10 more minutes)
         #[arg(long)]
         long: bool,
     },
@@ -59,6 +64,7 @@ fn main() -> Result<()> {
             println!("{}", catalogue::check(&root)?);
             Ok(())
         }
+        Task::Lighthouse => lighthouse::run(&root),
         Task::Test { no_lint, long } => test(&root, !no_lint, long),
     }
 }
@@ -75,7 +81,7 @@ fn run(root: &Path, lab_args: &[String]) -> Result<()> {
     step(1, total, "Checking the tools that build the page");
     tools::ensure_page_tools(root)?;
     step(2, total, "Building the page with Trunk (release, wasm-opt)");
-    tools::build_page(root)?;
+    page_build::build_page(root)?;
     step(3, total, "Building and starting the lab (release)");
     cargo(&["build", "--release", "--package", "launcher"])?;
     let lab = root.join("target/release/idempotency-lab");
@@ -99,7 +105,7 @@ fn test(root: &Path, lint: bool, long: bool) -> Result<()> {
     );
     let database_url = postgres::ensure_test_database_server()?;
     step(3, total, "Building the page with Trunk (release, wasm-opt)");
-    tools::build_page(root)?;
+    page_build::build_page(root)?;
     step(
         4,
         total,
@@ -148,7 +154,7 @@ fn test(root: &Path, lint: bool, long: bool) -> Result<()> {
         step(
             6,
             total,
-            "The chaos run at full volume: 100,000 requests per safe design and database, one at a time",
+            "The chaos run at full volume (100,000 requests per safe design and database, one at a time), then Schemathesis with a fresh seed",
         );
         let mut chaos = shell::command("cargo");
         chaos
@@ -159,6 +165,19 @@ fn test(root: &Path, lint: bool, long: bool) -> Result<()> {
         let tally = shell::run_tests(&mut chaos)?;
         if !tally.succeeded || tally.failed > 0 {
             anyhow::bail!("the long chaos run failed: see above");
+        }
+        say("Schemathesis again with a fresh seed (printed; LAB_SCHEMATHESIS_SEED=N replays it)");
+        let mut contract = shell::command("cargo");
+        contract
+            .args(["test", "--package", "lab-e2e", "--test", "contract", "--"])
+            .args(["--nocapture", "schemathesis"])
+            .env("TEST_DATABASE_URL", &database_url)
+            .env("SCHEMATHESIS", &schemathesis)
+            .env("LAB_SCHEMATHESIS_SEED", "fresh")
+            .env("LAB_SCHEMATHESIS_EXAMPLES", "300");
+        let tally = shell::run_tests(&mut contract)?;
+        if !tally.succeeded || tally.failed > 0 {
+            anyhow::bail!("Schemathesis with a fresh seed found something: see above");
         }
     }
     Ok(())

@@ -14,6 +14,9 @@ const TRUNK_VERSION: &str = "0.21.14";
 const WASM_BINDGEN_VERSION: &str = "0.2.130";
 /// npm's binaryen; Debian's (108) builds a page that fails to start.
 const BINARYEN_VERSION: &str = "132.0.0";
+/// npm's terser, which minifies wasm-bindgen's JS (Trunk's own minifier
+/// cannot read its `export default`).
+const TERSER_VERSION: &str = "5.51.4";
 /// Schemathesis from PyPI, which fuzzes the servers against their OpenAPI document.
 const SCHEMATHESIS_VERSION: &str = "4.32.5";
 /// Debian's Chromium, used by the browser tests.
@@ -47,6 +50,14 @@ fn binaryen_dir(root: &Path) -> PathBuf {
 
 fn binaryen_bin_dir(root: &Path) -> PathBuf {
     binaryen_dir(root).join("node_modules/.bin")
+}
+
+fn terser_dir(root: &Path) -> PathBuf {
+    root.join("target/tools/terser")
+}
+
+pub fn terser(root: &Path) -> PathBuf {
+    terser_dir(root).join("node_modules/.bin/terser")
 }
 
 /// The wasm target, Trunk, the wasm-bindgen CLI and wasm-opt.
@@ -96,131 +107,43 @@ pub fn ensure_page_tools(root: &Path) -> Result<()> {
             .checked()?;
     }
 
-    let wasm_opt = binaryen_bin_dir(root).join("wasm-opt");
-    if command(&wasm_opt)
+    ensure_npm_tool(
+        &terser(root),
+        &format!("terser {TERSER_VERSION}"),
+        &terser_dir(root),
+        &format!("terser@{TERSER_VERSION}"),
+    )?;
+
+    ensure_npm_tool(
+        &binaryen_bin_dir(root).join("wasm-opt"),
+        "wasm-opt version 132",
+        &binaryen_dir(root),
+        &format!("binaryen@{BINARYEN_VERSION}"),
+    )
+}
+
+/// Installs the npm package `package` into `dir` unless `program
+/// --version` already says `version` (or starts with it).
+pub fn ensure_npm_tool(program: &Path, version: &str, dir: &Path, package: &str) -> Result<()> {
+    if command(program)
         .arg("--version")
         .output_text()
-        .is_some_and(|v| v.contains("version 132"))
+        .is_some_and(|v| v.trim().starts_with(version))
     {
-        say("wasm-opt 132 (npm binaryen): installed");
-    } else {
-        if !on_path("npm") {
-            say("Installing Node.js and npm from Debian (needed for wasm-opt)");
-            apt_install(&["nodejs", "npm"])?;
-        }
-        say(&format!(
-            "Installing wasm-opt from npm binaryen@{BINARYEN_VERSION} into target/tools"
-        ));
-        let dir = binaryen_dir(root);
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
-        command("npm")
-            .args(["install", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&dir)
-            .arg(format!("binaryen@{BINARYEN_VERSION}"))
-            .checked()?;
+        say(&format!("{version}: installed"));
+        return Ok(());
     }
-    Ok(())
-}
-
-/// Builds the learner's page into `dist/` and the viewer (saved runs and
-/// the teacher's view) into `dist/viewer/`, and prints what each weighs.
-pub fn build_page(root: &Path) -> Result<()> {
-    // Trunk runs cargo offline (see Trunk.toml), so fetch the crates first.
-    command("cargo").args(["fetch", "--quiet"]).checked()?;
-    // The page first: Trunk empties its dist folder, which holds the viewer's.
-    command("trunk")
-        .args(["build", "--release"])
-        .env("TRUNK_SKIP_VERSION_CHECK", "true")
-        .checked()?;
-    command("trunk")
-        .args([
-            "build",
-            "--release",
-            "--dist",
-            "dist/viewer",
-            "--public-url",
-            "/viewer/",
-        ])
-        .arg("crates/web/viewer.html")
-        .env("TRUNK_SKIP_VERSION_CHECK", "true")
-        .checked()?;
-    report_bundle_size(&root.join("dist"))?;
-    report_viewer_size(&root.join("dist/viewer"))
-}
-
-/// What the page may weigh, gzipped: its wasm, JS glue and CSS together.
-const BUNDLE_BUDGET_KB: f64 = 250.0;
-
-/// Each kind of file in `dist` (not its subfolders): raw and gzipped bytes.
-fn sizes_in(dist: &Path) -> Result<impl Fn(&str) -> Result<(u64, u64)>> {
-    let files: Vec<PathBuf> = std::fs::read_dir(dist)
-        .with_context(|| format!("cannot read {}", dist.display()))?
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .collect();
-    Ok(move |ext: &str| -> Result<(u64, u64)> {
-        let mut sizes = (0, 0);
-        for path in files
-            .iter()
-            .filter(|p| p.extension().is_some_and(|e| e == ext))
-        {
-            let bytes = std::fs::read(path)?;
-            sizes.0 += bytes.len() as u64;
-            sizes.1 += gzipped_size(&bytes)?;
-        }
-        Ok(sizes)
-    })
-}
-
-/// Prints what the viewer weighs (it has no budget of its own: only the
-/// teacher and readers of a permalink load it).
-fn report_viewer_size(dist: &Path) -> Result<()> {
-    let part = sizes_in(dist)?;
-    let (wasm, wasm_gz) = part("wasm")?;
-    let total = wasm_gz + part("js")?.1 + part("css")?.1;
-    say(&format!(
-        "Viewer bundle (saved runs, the teacher's view): {:.1} KB wasm, {:.1} KB gzipped with JS and CSS",
-        kb(wasm),
-        kb(total)
-    ));
-    Ok(())
-}
-
-/// Prints what the page weighs, each part and in all, against the budget.
-/// A number to read, not a test: it never fails the build.
-fn report_bundle_size(dist: &Path) -> Result<()> {
-    let part = sizes_in(dist)?;
-    let (wasm, wasm_gz) = part("wasm")?;
-    anyhow::ensure!(wasm > 0, "Trunk produced no .wasm file");
-    let (_, js_gz) = part("js")?;
-    let (_, css_gz) = part("css")?;
-    let total = kb(wasm_gz + js_gz + css_gz);
-    let against_budget = if total <= BUNDLE_BUDGET_KB {
-        format!("{:.1} KB under", BUNDLE_BUDGET_KB - total)
-    } else {
-        format!("OVER by {:.1} KB", total - BUNDLE_BUDGET_KB)
-    };
-    say(&format!(
-        "Page bundle: {:.1} KB wasm, {:.1} KB gzipped; with JS {:.1} and CSS {:.1}, {total:.1} KB gzipped ({against_budget} the {BUNDLE_BUDGET_KB:.0} KB budget)",
-        kb(wasm),
-        kb(wasm_gz),
-        kb(js_gz),
-        kb(css_gz),
-    ));
-    Ok(())
-}
-
-/// How many bytes `data` takes gzipped at the best level, as `gzip -9` gives it
-/// (what a server sends with `Content-Encoding: gzip`).
-fn gzipped_size(data: &[u8]) -> Result<u64> {
-    use std::io::Write;
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    encoder.write_all(data)?;
-    Ok(encoder.finish()?.len() as u64)
-}
-
-fn kb(bytes: u64) -> f64 {
-    bytes as f64 / 1000.0
+    if !on_path("npm") {
+        say("Installing Node.js and npm from Debian (needed for the page's tools)");
+        apt_install(&["nodejs", "npm"])?;
+    }
+    say(&format!("Installing {package} from npm into target/tools"));
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    command("npm")
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(dir)
+        .arg(package)
+        .checked()
 }
 
 /// Debian's Chromium and chromedriver, for the browser tests.

@@ -91,7 +91,7 @@ impl Target {
     }
 }
 
-/// The lab's three servers.
+/// The servers the bench measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Server {
     /// Check, then insert.

@@ -2,58 +2,23 @@
 
 use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
-
-/// One of the lab's order servers: the same API, a different way of keeping
-/// a key from creating two orders.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Design {
-    /// Looks the key up, then creates the order, then saves the key.
-    Naive,
-    /// The naive flow behind a lock per key in the server process's memory.
-    Locked,
-    /// The article's fix: claims the key in a UNIQUE column first; claim,
-    /// order and answer are three separate statements.
-    Safe,
-    /// The same claim, with claim, order and answer in one transaction.
-    Transactional,
-    /// Atomic phases: recovery points on the key, each phase committed
-    /// before the next call outside, a derived key for the provider, and
-    /// the e-mail in an outbox.
-    Phased,
-}
+pub use lab_wire::run::Design;
 
 /// What the two panes show when the page opens: the mistake next to the design that survives crashes too.
 pub const DEFAULT_PANES: [Design; 2] = [Design::Naive, Design::Transactional];
 
-impl Design {
-    /// Every design, in the order a learner meets them.
-    pub const ALL: [Self; 5] = [
-        Self::Naive,
-        Self::Locked,
-        Self::Safe,
-        Self::Transactional,
-        Self::Phased,
-    ];
-
-    /// The server's name in URLs and in the combined step stream: `naive`, `safe`, `transactional`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Naive => "naive",
-            Self::Locked => "locked",
-            Self::Safe => "safe",
-            Self::Transactional => "transactional",
-            Self::Phased => "phased",
-        }
-    }
-
-    /// The design called `name` (see [`Self::name`]).
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|design| design.name() == name)
-    }
-
+/// What the page says of a design, in the learner's language.
+pub trait DesignText {
     /// The pane's heading: `Naive`, `朴素版`.
-    pub fn title(self, locale: Locale) -> String {
+    fn title(self, locale: Locale) -> String;
+    /// The choice as a pane's selector lists it.
+    fn choice(self, locale: Locale) -> String;
+    /// How the server works, in one sentence under the pane's heading.
+    fn how(self, locale: Locale) -> String;
+}
+
+impl DesignText for Design {
+    fn title(self, locale: Locale) -> String {
         match self {
             Self::Naive => td_string!(locale, design.naive),
             Self::Locked => td_string!(locale, design.locked),
@@ -64,8 +29,7 @@ impl Design {
         .into()
     }
 
-    /// The choice as a pane's selector lists it.
-    pub fn choice(self, locale: Locale) -> String {
+    fn choice(self, locale: Locale) -> String {
         match self {
             Self::Naive => td_string!(locale, design.naive_choice),
             Self::Locked => td_string!(locale, design.locked_choice),
@@ -76,8 +40,7 @@ impl Design {
         .into()
     }
 
-    /// How the server works, in one sentence under the pane's heading.
-    pub fn how(self, locale: Locale) -> String {
+    fn how(self, locale: Locale) -> String {
         match self {
             Self::Naive => td_string!(locale, design.naive_how),
             Self::Locked => td_string!(locale, design.locked_how),
@@ -86,11 +49,6 @@ impl Design {
             Self::Phased => td_string!(locale, design.phased_how),
         }
         .into()
-    }
-
-    /// Where the server takes orders: `/api/naive/orders`.
-    pub fn orders_url(self) -> String {
-        format!("/api/{}/orders", self.name())
     }
 }
 

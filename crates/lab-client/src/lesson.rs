@@ -7,7 +7,7 @@ use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
 use lab_wire::workshop::PredictedOrders;
 
-use crate::design::{DEFAULT_PANES, Design};
+use crate::design::{DEFAULT_PANES, Design, DesignText};
 use crate::display::Text;
 use crate::{ClientPolicy, preset};
 

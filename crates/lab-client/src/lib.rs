@@ -20,14 +20,14 @@ pub mod sorting;
 pub mod timeline;
 pub mod verdict;
 
-pub use design::{DEFAULT_PANES, Design};
+pub use design::{DEFAULT_PANES, Design, DesignText};
 pub use display::{Num, Text, clock_time, key_label, money, parse_money, short_key};
 pub use form::{ClientForm, FieldGroup, FieldKind, FormField, fields_of};
 pub use grouping::{OrderGroup, Purchases, group_orders};
 pub use lab_i18n::Locale;
-pub use outcome::Outcome;
+pub use outcome::{Outcome, OutcomeText};
 pub use policy::{AttemptPlan, ClientPolicy, run_copy};
 pub use presets::{PRESETS, Preset, preset};
 pub use sequence::{Sequence, every_request_ended};
-pub use timeline::AttemptRecord;
+pub use timeline::{AttemptRecord, AttemptText};
 pub use verdict::{RunFacts, verdict};

@@ -3,65 +3,18 @@
 
 use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
+pub use lab_wire::run::Outcome;
 
-/// What one attempt got back.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Outcome {
-    /// `201`: this attempt created the order.
-    Created,
-    /// `201` with `Idempotent-Replayed: true`: the stored answer of an earlier attempt.
-    Replayed,
-    /// `409`: an earlier attempt with the same key was still running.
-    InProgress,
-    /// Any other status, with the problem's `type` if there was one.
-    Rejected {
-        /// The HTTP status.
-        status: u16,
-        /// The problem+json `type`, e.g. `/problems/idempotency-key-reused`;
-        /// empty when the answer had no problem body. The page says what it
-        /// means in the learner's language (the `title` is the API's English).
-        problem: String,
-    },
-    /// The server hung up on purpose after doing the work (`Lab-Fault: drop-response`).
-    Dropped,
-    /// The server crashed on purpose after creating the order (`Lab-Fault: crash-after-create`).
-    Crashed,
-    /// The client stopped waiting: its timeout ran out first.
-    TimedOut,
-    /// The connection failed for another reason.
-    NetworkError(String),
-    /// `200` to a `GET /orders`: the server held this many orders.
-    Read {
-        /// How many orders the answer listed.
-        orders: usize,
-    },
+/// What the page says of an outcome, in the learner's language.
+pub trait OutcomeText {
+    /// A short label for the timeline: `201`, `201 replayed`, `409`, `dropped`, …
+    fn label(&self, locale: Locale) -> String;
+    /// What the label means, for people who do not read status codes.
+    fn meaning(&self, locale: Locale) -> String;
 }
 
-impl Outcome {
-    /// Reads a response's status and `Idempotent-Replayed` header.
-    pub fn from_status(status: u16, replayed: bool, problem: Option<String>) -> Self {
-        match (status, replayed) {
-            (201, false) => Self::Created,
-            (201, true) => Self::Replayed,
-            // A 409 is "in progress" unless its problem says what else it is
-            // (a full lab): only that one is worth retrying.
-            (409, _)
-                if problem
-                    .as_deref()
-                    .is_none_or(|kind| kind.ends_with("/request-in-progress")) =>
-            {
-                Self::InProgress
-            }
-            _ => Self::Rejected {
-                status,
-                problem: problem.unwrap_or_default(),
-            },
-        }
-    }
-
-    /// A short label for the timeline: `201`, `201 replayed`, `409`, `dropped`, …
-    pub fn label(&self, locale: Locale) -> String {
+impl OutcomeText for Outcome {
+    fn label(&self, locale: Locale) -> String {
         match self {
             Self::Created => td_string!(locale, outcome.created).into(),
             Self::Replayed => td_string!(locale, outcome.replayed).into(),
@@ -81,8 +34,7 @@ impl Outcome {
         }
     }
 
-    /// What the label means, for people who do not read status codes.
-    pub fn meaning(&self, locale: Locale) -> String {
+    fn meaning(&self, locale: Locale) -> String {
         match self {
             Self::Created => td_string!(locale, outcome.created_meaning),
             Self::Replayed => td_string!(locale, outcome.replayed_meaning),
@@ -95,18 +47,6 @@ impl Outcome {
             Self::Read { .. } => td_string!(locale, outcome.read_meaning),
         }
         .into()
-    }
-
-    /// Whether a careful client tries again after this: no answer, or "still running".
-    pub fn calls_for_retry(&self) -> bool {
-        matches!(
-            self,
-            Self::InProgress
-                | Self::Dropped
-                | Self::Crashed
-                | Self::TimedOut
-                | Self::NetworkError(_)
-        )
     }
 }
 

@@ -4,41 +4,16 @@ use crate::display::Num;
 use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
 
-use crate::Outcome;
+pub use lab_wire::run::AttemptRecord;
 
-/// One HTTP attempt as it happened, times in ms since the run started.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct AttemptRecord {
-    /// Which copy, from 1.
-    pub copy: u8,
-    /// Which attempt of that copy, from 1.
-    pub number: u8,
-    /// The key it carried.
-    pub key: String,
-    /// When it was sent.
-    pub started_ms: f64,
-    /// When it ended, once it has.
-    pub ended_ms: Option<f64>,
-    /// What it got, once it ended.
-    pub outcome: Option<Outcome>,
+/// An attempt's times in the learner's words.
+pub trait AttemptText {
+    /// `0–500 ms` or `800 ms–…` while running.
+    fn time_range(&self, locale: Locale) -> String;
 }
 
-impl AttemptRecord {
-    /// How far along the axis `0..span_ms` the attempt starts, and how much
-    /// of it it covers, both in percent. A running attempt extends to `now_ms`.
-    pub fn bar(&self, span_ms: f64, now_ms: f64) -> (f64, f64) {
-        let span = span_ms.max(1.0);
-        let end = self.ended_ms.unwrap_or(now_ms).max(self.started_ms);
-        // At least a sliver, so an instant answer is still visible.
-        let left = (self.started_ms / span * 100.0).clamp(0.0, 99.5);
-        let width = ((end - self.started_ms) / span * 100.0)
-            .max(0.5)
-            .min(100.0 - left);
-        (left, width)
-    }
-
-    /// `0–500 ms` or `800 ms–…` while running.
-    pub fn time_range(&self, locale: Locale) -> String {
+impl AttemptText for AttemptRecord {
+    fn time_range(&self, locale: Locale) -> String {
         let start = format!("{:.0}", Num(self.started_ms));
         match self.ended_ms {
             Some(end) => {

@@ -101,7 +101,7 @@ impl Outside {
             .map_err(|error| failed(cause(&error)))?;
         let status = response.status();
         if !status.is_success() {
-            return Err(failed(format!("it answered {status}")));
+            return Err(failed(refusal(response).await));
         }
         let replayed = response.headers().contains_key(IDEMPOTENT_REPLAYED);
         let charge = response
@@ -137,7 +137,7 @@ impl Outside {
             .map_err(|error| LabError::MailFailed(cause(&error)))?;
         let status = response.status();
         if !status.is_success() {
-            return Err(LabError::MailFailed(format!("it answered {status}")));
+            return Err(LabError::MailFailed(refusal(response).await));
         }
         Ok(!response.headers().contains_key(IDEMPOTENT_REPLAYED))
     }
@@ -161,6 +161,20 @@ impl Outside {
 /// The subject of an order's confirmation e-mail.
 pub fn confirmation_subject(order: &Order) -> String {
     format!("Your order: {} ({})", order.item, order.id)
+}
+
+/// A refusal in a few words: its status and the problem's detail, if any.
+async fn refusal(response: reqwest::Response) -> String {
+    let status = response.status();
+    let detail = response
+        .json::<lab_wire::Problem>()
+        .await
+        .ok()
+        .map(|problem| problem.detail);
+    match detail {
+        Some(detail) if !detail.is_empty() => format!("it answered {status}: {detail}"),
+        _ => format!("it answered {status}"),
+    }
 }
 
 /// What went wrong with a call, without the URL (it names a local port).

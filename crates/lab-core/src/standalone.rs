@@ -11,7 +11,9 @@ use crate::LabError;
 use crate::cleanup::spawn_cleanup;
 use crate::config::{StorageArgs, TeacherArgs};
 use crate::limits::{Room, RoomLimits};
-use crate::middleware::around_routes;
+use axum::http::HeaderValue;
+
+use crate::middleware::{API_CONTENT_SECURITY_POLICY, around_routes, with_security_headers};
 use crate::openapi::{server_document, with_document};
 use crate::serve::{Timeouts, serve_with};
 use crate::server::OrderServer;
@@ -93,7 +95,10 @@ pub async fn run_alone<S: OrderServer>(args: StandaloneArgs) -> Result<(), LabEr
     serve_with(
         listener,
         around_routes(
-            with_document(S::routes(state), &server_document(S::NAME)),
+            with_security_headers(
+                with_document(S::routes(state), &server_document(S::NAME)),
+                HeaderValue::from_static(API_CONTENT_SECURITY_POLICY),
+            ),
             args.timeouts,
         ),
         args.timeouts,

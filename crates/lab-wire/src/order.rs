@@ -13,10 +13,17 @@ pub const MAX_AMOUNT_CENTS: i64 = 10_000_000;
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NewOrder {
-    /// What is being bought, 1–100 characters, not only white space.
+    /// What is being bought: 1–100 characters, not only white space, and
+    /// no control characters (U+0000–U+001F, U+007F–U+009F).
     #[cfg_attr(
         feature = "openapi",
-        schema(min_length = 1, max_length = 100, pattern = r"\S", example = "coffee")
+        schema(
+            min_length = 1,
+            max_length = 100,
+            // No control character anywhere, and one character at least that is not white space.
+            pattern = r"^[^\x00-\x1F\x7F-\x9F]*[^\x00-\x20\x7F-\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000][^\x00-\x1F\x7F-\x9F]*$",
+            example = "coffee"
+        )
     )]
     pub item: String,
     /// The price in cents, 1–10 000 000.
@@ -40,6 +47,17 @@ pub enum InvalidOrder {
     /// `amount_cents` is outside 1–[`MAX_AMOUNT_CENTS`].
     #[error("amount_cents must be between 1 and 10000000, not {0}")]
     AmountOutOfRange(i64),
+    /// `item` holds a control character (U+0000–U+001F or U+007F–U+009F)
+    /// at this character position (from 1). None belongs in a product's
+    /// name, and PostgreSQL's text cannot hold U+0000 at all: refusing them
+    /// all keeps both databases taking exactly the same items.
+    #[error("item must not contain control characters; it has U+{code:04X} at character {at}")]
+    ControlCharacter {
+        /// Where, counting characters from 1.
+        at: usize,
+        /// The character's code point.
+        code: u32,
+    },
 }
 
 impl NewOrder {
@@ -51,6 +69,12 @@ impl NewOrder {
         }
         if chars > MAX_ITEM_CHARS {
             return Err(InvalidOrder::ItemTooLong(chars));
+        }
+        if let Some((at, control)) = crate::text::first_control_character(&self.item) {
+            return Err(InvalidOrder::ControlCharacter {
+                at,
+                code: u32::from(control),
+            });
         }
         if !(1..=MAX_AMOUNT_CENTS).contains(&self.amount_cents) {
             return Err(InvalidOrder::AmountOutOfRange(self.amount_cents));
@@ -100,6 +124,38 @@ mod tests {
             Err(InvalidOrder::ItemTooLong(101))
         );
         assert_eq!(order(&"é".repeat(100), 450).validate(), Ok(()));
+    }
+
+    #[test]
+    fn control_characters_in_an_item_are_refused_with_where_they_are() {
+        assert_eq!(
+            order("cof\u{0}fee", 450).validate(),
+            Err(InvalidOrder::ControlCharacter { at: 4, code: 0 })
+        );
+        assert_eq!(
+            order("tea\t", 450).validate(),
+            Err(InvalidOrder::ControlCharacter { at: 4, code: 9 })
+        );
+        assert_eq!(
+            order("☕\u{85}", 450).validate(),
+            Err(InvalidOrder::ControlCharacter { at: 2, code: 0x85 })
+        );
+        let message = order("a\u{7f}", 450).validate().unwrap_err().to_string();
+        assert!(message.contains("U+007F at character 2"), "{message}");
+    }
+
+    #[test]
+    fn emoji_bidi_marks_and_combining_characters_are_an_item_like_any_other() {
+        for item in [
+            "☕🍰",
+            "\u{200F}قهوة\u{200F}",
+            "\u{202E}eeffoc",
+            "cafe\u{301}",
+            "\u{FEFF}zero width",
+            &"🍰".repeat(MAX_ITEM_CHARS),
+        ] {
+            assert_eq!(order(item, 450).validate(), Ok(()), "{item:?}");
+        }
     }
 
     #[test]

@@ -9,12 +9,24 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Step {
     /// Its place among every step this server reported: the diagram's row order.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(minimum = 0, maximum = 9_007_199_254_740_991_u64)
+    )]
     pub seq: u64,
     /// Which request took it, numbered by the server in order of arrival (1, 2, …).
+    #[cfg_attr(
+        feature = "openapi",
+        schema(minimum = 0, maximum = 9_007_199_254_740_991_u64)
+    )]
     pub request: u64,
     /// The request's idempotency key.
     pub key: String,
     /// When, in microseconds since the Unix epoch, by the server's clock.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(minimum = -9_007_199_254_740_991_i64, maximum = 9_007_199_254_740_991_i64)
+    )]
     pub at_us: i64,
     /// What happened.
     pub kind: StepKind,
@@ -62,6 +74,10 @@ pub enum StepKind {
     /// The slow part began (`Lab-Delay-Ms`, a slow payment provider).
     SlowPartStarted {
         /// How long it takes.
+        #[cfg_attr(
+            feature = "openapi",
+            schema(minimum = 0, maximum = 9_007_199_254_740_991_u64)
+        )]
         ms: u64,
     },
     /// A database transaction was opened.
@@ -106,6 +122,7 @@ pub enum StepKind {
     /// The server answered with this status.
     Answered {
         /// The HTTP status.
+        #[cfg_attr(feature = "openapi", schema(minimum = 100, maximum = 599))]
         status: u16,
         /// Whether it was a replay of a saved answer.
         replayed: bool,

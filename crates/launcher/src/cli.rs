@@ -9,9 +9,10 @@ use clap::{Args, Parser, Subcommand};
 use crate::bench_command::{BENCH_AFTER_HELP, BenchArgs, bench};
 use crate::{Application, Settings};
 
-/// Idempotency Lab: a naive, a safe and a transactional order server side by
-/// side, a page that sends two of them the same retried, dropped, crashed and
-/// concurrent requests, and tools to check any API against the same failures.
+/// Idempotency Lab: five order servers side by side — naive, naive + lock
+/// (locked), safe, transactional and atomic phases (phased) — a page that
+/// sends two of them the same retried, dropped, crashed and concurrent
+/// requests, and tools to check any API against the same failures.
 #[derive(Parser)]
 #[command(version, args_conflicts_with_subcommands = true)]
 pub struct Cli {
@@ -24,12 +25,12 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the lab: the three servers and the page (what happens with no command)
+    /// Run the lab: the five servers (naive, locked, safe, transactional, phased) and the page (what happens with no command)
     Serve(Settings),
     /// Try the failure scenarios against any POST endpoint that takes an Idempotency-Key
     #[command(after_help = PROBE_AFTER_HELP)]
     Probe(ProbeArgs),
-    /// Measure the naive and the safe server under load on SQLite and PostgreSQL, next to a no-HTTP baseline
+    /// Measure the naive, safe and transactional servers under load on SQLite and PostgreSQL, next to a no-HTTP baseline
     #[command(after_help = BENCH_AFTER_HELP)]
     Bench(BenchArgs),
 }
@@ -77,6 +78,18 @@ struct ProbeArgs {
 }
 
 impl Cli {
+    /// What `idempotency-lab --help` prints, and each command's `--help`
+    /// after it (for the test that every design is named).
+    pub fn long_help() -> String {
+        use clap::CommandFactory;
+        let mut command = Self::command();
+        let mut help = command.render_long_help().to_string();
+        for sub in command.get_subcommands_mut() {
+            help.push_str(&sub.render_long_help().to_string());
+        }
+        help
+    }
+
     /// Runs what the command line asks for.
     pub async fn run(self) -> ExitCode {
         match self.command {
@@ -98,27 +111,14 @@ async fn serve(settings: Settings) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let addr = application.local_addr();
     println!(
-        "Idempotency Lab is running (storage: {}).",
-        application.backend_name()
+        "{}",
+        crate::startup_message(
+            application.local_addr(),
+            application.backend_name(),
+            application.teacher_token_made(),
+        )
     );
-    println!("  Open http://{addr}/ in a browser.");
-    println!(
-        "  APIs: http://{addr}/api/naive/orders, http://{addr}/api/safe/orders and http://{addr}/api/transactional/orders"
-    );
-    match application.teacher_token_made() {
-        Some(token) => {
-            println!(
-                "  Teacher's token (reads every lab; set --teacher-token to keep one across restarts): {token}"
-            );
-            println!("  Teacher's view of the room: http://{addr}/teacher?token={token}");
-        }
-        None => println!(
-            "  Teacher's token: the one given with --teacher-token; the teacher's view is http://{addr}/teacher?token=TOKEN"
-        ),
-    }
-    println!("Press Ctrl-C to stop.");
     application.run().await;
     println!("Stopped.");
     ExitCode::SUCCESS

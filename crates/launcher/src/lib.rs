@@ -11,6 +11,7 @@
 mod bench_command;
 mod classroom;
 pub mod cli;
+pub mod page;
 mod replicas;
 
 use std::net::SocketAddr;
@@ -21,7 +22,7 @@ use lab_core::access::TeacherToken;
 use lab_core::cleanup::spawn_cleanup;
 use lab_core::error::not_found;
 use lab_core::limits::{Room, RoomLimits};
-use lab_core::middleware::around_routes;
+use lab_core::middleware::{around_routes, with_security_headers};
 use lab_core::openapi::{lab_document, with_document};
 use lab_core::serve::{Timeouts, serve_with};
 use lab_core::standalone::{bind, shutdown_signal};
@@ -35,7 +36,6 @@ use phased_server::PhasedServer;
 use replicas::design_routes;
 use safe_server::SafeServer;
 use tokio::net::TcpListener;
-use tower_http::services::{ServeDir, ServeFile};
 use transactional_server::TransactionalServer;
 use utoipa::OpenApi;
 use workshop::{WorkshopApi, WorkshopArgs};
@@ -133,17 +133,14 @@ pub fn app(
     .nest("/api", WorkshopApi::openapi())
     .nest("/api", SideEffectsApi::openapi());
     let api = with_document(api, &document).fallback(not_found);
-    // Unknown page paths get the page itself, so a deep link still loads.
-    let page = ServeDir::new(ui_dir).fallback(ServeFile::new(ui_dir.join("index.html")));
+    let viewer_html = ui_dir.join("viewer").join("index.html");
+    let csp = page::content_security_policy(&[&ui_dir.join("index.html"), &viewer_html]);
     let router = Router::new()
         .nest("/api", api)
-        .merge(workshop::page_routes(
-            teacher,
-            ui_dir.join("viewer").join("index.html"),
-        ))
-        .fallback_service(page);
+        .merge(workshop::page_routes(teacher, viewer_html))
+        .merge(page::page_service(ui_dir));
     (
-        around_routes(router, timeouts),
+        around_routes(with_security_headers(router, csp), timeouts),
         hubs.into_iter().map(|(_, hub)| hub).collect(),
     )
 }
@@ -156,6 +153,65 @@ const SERVERS: [&str; 5] = [
     TransactionalServer::NAME,
     PhasedServer::NAME,
 ];
+
+/// Every design with what it does in a few words, for the start-up message.
+pub const DESIGNS: [(&str, &str); 5] = [
+    (NaiveServer::NAME, "look the key up, then create the order"),
+    (
+        LockedServer::NAME,
+        "the naive flow behind a lock in process memory",
+    ),
+    (
+        SafeServer::NAME,
+        "claim the key first, under a UNIQUE constraint",
+    ),
+    (
+        TransactionalServer::NAME,
+        "claim, order and answer in one transaction",
+    ),
+    (
+        PhasedServer::NAME,
+        "atomic phases with recovery points and an outbox",
+    ),
+];
+
+/// What the lab prints when it has started: where the page is, each
+/// design's API, and the teacher's way in (`token_made`: the token the lab
+/// made, since nothing else knows it; `None` when one was given).
+pub fn startup_message(addr: SocketAddr, storage: &str, token_made: Option<&str>) -> String {
+    let mut lines = vec![
+        format!("Idempotency Lab is running (storage: {storage})."),
+        format!("  Open http://{addr}/ in a browser."),
+        format!(
+            "  Order APIs, one per design (POST with an Idempotency-Key; GET lists, DELETE clears):"
+        ),
+    ];
+    for (name, what) in DESIGNS {
+        lines.push(format!(
+            "    http://{addr}/api/{name}/orders{:pad$}  {what}",
+            "",
+            pad = "transactional".len() - name.len()
+        ));
+    }
+    lines.push(format!(
+        "  The API described: http://{addr}/api/openapi.json"
+    ));
+    match token_made {
+        Some(token) => {
+            lines.push(format!(
+                "  Teacher's token (reads every lab; set --teacher-token to keep one across restarts): {token}"
+            ));
+            lines.push(format!(
+                "  Teacher's view of the room: http://{addr}/teacher?token={token}"
+            ));
+        }
+        None => lines.push(format!(
+            "  Teacher's token: the one given with --teacher-token; the teacher's view is http://{addr}/teacher?token=TOKEN"
+        )),
+    }
+    lines.push("Press Ctrl-C to stop.".to_owned());
+    lines.join("\n")
+}
 
 /// The lab, bound to its address and ready to serve.
 pub struct Application {

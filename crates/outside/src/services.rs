@@ -203,6 +203,12 @@ fn check_text(field: &str, text: &str) -> Result<(), LabError> {
             "{field} must be 1-{MAX_TEXT_CHARS} characters, not only white space"
         )));
     }
+    if let Some((at, control)) = lab_wire::text::first_control_character(text) {
+        return Err(LabError::InvalidRecord(format!(
+            "{field} must not contain control characters; it has U+{:04X} at character {at}",
+            u32::from(control)
+        )));
+    }
     Ok(())
 }
 

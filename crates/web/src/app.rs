@@ -26,6 +26,10 @@ use crate::state::{Controls, Pane};
 use crate::status::Status;
 use crate::words::{say, use_locale};
 
+/// The id of index.html's `<main>`, which the lab is drawn into, under
+/// the page's heading and introduction.
+pub const LAB_ELEMENT: &str = "lab";
+
 /// The page, in the learner's language (see [`crate::language`]).
 #[component]
 pub fn App() -> impl IntoView {
@@ -221,24 +225,22 @@ fn Lab() -> impl IntoView {
         .unwrap_or_default();
     let lab_id_text = lab.get_value().lab_id().to_string();
 
+    // The page's heading and introduction are index.html's own, painted
+    // before this started (in both languages; the page's `lang` picks one).
+    enlarge_the_page_with(large_text);
     view! {
-        <main class:large=large_text>
-            <header class="intro">
-                <h1>{say(|l| td_string!(l, page.title).to_string())}</h1>
-                <p>{move || td!(locale(), page.intro, <em> = <em />, <strong> = <strong />)}</p>
-                <div class="display-options">
-                    <div class="field check display">
-                        <input
-                            type="checkbox"
-                            id="large-text"
-                            prop:checked=large_text
-                            on:change=move |ev| large_text.set(event_target_checked(&ev))
-                        />
-                        <label for="large-text">{say(|l| td_string!(l, page.large_text).to_string())}</label>
-                    </div>
-                    <LanguageField />
+            <div class="display-options">
+                <div class="field check display">
+                    <input
+                        type="checkbox"
+                        id="large-text"
+                        prop:checked=large_text
+                        on:change=move |ev| large_text.set(event_target_checked(&ev))
+                    />
+                    <label for="large-text">{say(|l| td_string!(l, page.large_text).to_string())}</label>
                 </div>
-            </header>
+                <LanguageField />
+            </div>
 
             <LessonBanner lesson=guided />
             <LessonCard lesson=guided panes=[first, second] busy=busy run=run_lesson_step />
@@ -348,8 +350,21 @@ fn Lab() -> impl IntoView {
                     )
                 }}
             </footer>
-        </main>
     }
+}
+
+/// Keeps the page's `<main>` (index.html's, which the lab is drawn into)
+/// large while `large_text` is on.
+fn enlarge_the_page_with(large_text: RwSignal<bool>) {
+    Effect::new(move || {
+        let large = large_text.get();
+        if let Some(main) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id(LAB_ELEMENT))
+        {
+            let _ = main.class_list().toggle_with_force("large", large);
+        }
+    });
 }
 
 /// The controls of one fieldset, in the table's order.

@@ -3,7 +3,7 @@
 //! a screen reader and tests can find it by its visible label.
 
 use crate::words::say;
-use lab_client::{ClientForm, Design, FieldKind, FormField, Text};
+use lab_client::{ClientForm, Design, DesignText, FieldKind, FormField, Text};
 use leptos::prelude::*;
 
 /// One control of the form's table ([`lab_client::form::FORM_FIELDS`]):

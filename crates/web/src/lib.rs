@@ -57,5 +57,17 @@ pub fn start() {
         }
     }
     #[cfg(not(feature = "viewer"))]
-    leptos::mount::mount_to_body(App);
+    {
+        use wasm_bindgen::JsCast;
+        // index.html's <main>, under the heading and introduction it painted
+        // while this loaded; a page without it gets the lab in its body.
+        let main = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id(app::LAB_ELEMENT))
+            .and_then(|main| main.dyn_into::<web_sys::HtmlElement>().ok());
+        match main {
+            Some(main) => leptos::mount::mount_to(main, App).forget(),
+            None => leptos::mount::mount_to_body(App),
+        }
+    }
 }

@@ -4,7 +4,10 @@
 
 use lab_client::diagram::Diagram;
 use lab_client::playback::{attempt_at, orders_at};
-use lab_client::{Locale, Num, Purchases, Sequence, clock_time, group_orders, key_label, money};
+use lab_client::{
+    AttemptText, DesignText, Locale, Num, OutcomeText, Purchases, Sequence, clock_time,
+    group_orders, key_label, money,
+};
 use lab_i18n::i18n::td_string;
 use lab_wire::Order;
 use leptos::prelude::*;

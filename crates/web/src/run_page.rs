@@ -60,6 +60,8 @@ pub fn RunPage(id: String) -> impl IntoView {
         loaded.with(|l| match l {
             Loaded::Loading => "loading",
             Loaded::Found(_) => "found",
+            Loaded::Failed(ApiError::Status(404)) => "missing",
+            Loaded::Failed(ApiError::Unreadable(_)) => "unreadable",
             Loaded::Failed(_) => "failed",
         })
     };
@@ -70,7 +72,11 @@ pub fn RunPage(id: String) -> impl IntoView {
                 <p>{say(move |l| loaded.with(|loaded| match loaded {
                     Loaded::Loading => td_string!(l, run.loading).to_owned(),
                     Loaded::Found(found) => about(&found.0, found.1, l),
-                    Loaded::Failed(error) => td_string!(l, run.not_found, error = error.text(l)),
+                    Loaded::Failed(ApiError::Status(404)) => td_string!(l, run.not_found).to_owned(),
+                    Loaded::Failed(ApiError::Unreadable(detail)) => {
+                        td_string!(l, run.unreadable, error = detail)
+                    }
+                    Loaded::Failed(error) => td_string!(l, run.failed, error = error.text(l)),
                 }))}</p>
                 <div class="display-options">
                     <div class="field check display">
@@ -82,23 +88,27 @@ pub fn RunPage(id: String) -> impl IntoView {
                     <a href="/" class="open-lab">{say(|l| td_string!(l, run.open_lab).to_owned())}</a>
                 </div>
             </header>
-            <div class="results" id="results">
-                <PlaybackBar playback=playback busy=idle />
-                <div class="panes">
-                    <PaneView pane=first purchases=purchases span_ms=span now_ms=span steps_live=live
-                        diagram=run_axis.diagrams[0] origin_us=run_axis.origin_us playback=playback />
-                    <PaneView pane=second purchases=purchases span_ms=span now_ms=span steps_live=live
-                        diagram=run_axis.diagrams[1] origin_us=run_axis.origin_us playback=playback />
+            // Drawn once the run is here, not before: panes filling in would
+            // push one another down the screen as the browser paints them.
+            {move || loaded.with(|l| matches!(l, Loaded::Found(_))).then(|| view! {
+                <div class="results" id="results">
+                    <PlaybackBar playback=playback busy=idle />
+                    <div class="panes">
+                        <PaneView pane=first purchases=purchases span_ms=span now_ms=span steps_live=live
+                            diagram=run_axis.diagrams[0] origin_us=run_axis.origin_us playback=playback />
+                        <PaneView pane=second purchases=purchases span_ms=span now_ms=span steps_live=live
+                            diagram=run_axis.diagrams[1] origin_us=run_axis.origin_us playback=playback />
+                    </div>
+                    <DiagramOptions playback=playback />
                 </div>
-                <DiagramOptions playback=playback />
-            </div>
+            })}
         </main>
     }
 }
 
 /// Puts the saved run into the two panes, as the run left them.
 fn show(run: &RunRecord, panes: [Pane; 2], purchases: StoredValue<lab_client::Purchases>) {
-    purchases.set_value(run.purchases());
+    purchases.set_value(lab_client::record::purchases_of(run));
     for (pane, saved) in panes.into_iter().zip(&run.panes) {
         pane.design.set(saved.server);
         pane.attempts.set(saved.attempts.clone());

@@ -45,6 +45,10 @@ impl Status {
             Self::InvalidOrder(InvalidOrder::AmountOutOfRange(_)) => {
                 td_string!(locale, status.amount_out_of_range).into()
             }
+            Self::InvalidOrder(InvalidOrder::ControlCharacter { at, code }) => {
+                let code = format!("U+{code:04X}");
+                td_string!(locale, status.item_control_character, at = at, code = code)
+            }
             // One request or several copies at once: not a plural, a different run.
             Self::Sending { copies: 1 } => td_string!(locale, status.sending_one_request).into(),
             Self::Sending { copies } => {

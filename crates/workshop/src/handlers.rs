@@ -10,11 +10,13 @@ use chrono::Utc;
 use lab_core::LabError;
 use lab_core::access::{CredentialHeaders, LabToChange, LabToRead};
 use lab_core::request::{read_limited_body, require_json_content_type};
+use lab_wire::run::RunRecord;
 use lab_wire::workshop::{
     LESSON_STEPS, LessonProgress, MAX_ORDERS_COUNTED, Prediction, RunSummary, SavedRun,
 };
 use lab_wire::{Problem, Timestamp};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::settings::WorkshopState;
@@ -25,84 +27,51 @@ use crate::store::{self, NewRun, Progress};
 pub const MAX_RUN_BYTES: usize = 1024 * 1024;
 /// The largest lesson progress accepted.
 const MAX_PROGRESS_BYTES: usize = 16 * 1024;
-/// The servers a pane can show.
-const SERVERS: [&str; 5] = ["naive", "locked", "safe", "transactional", "phased"];
-
-/// What the server reads of a saved run; the rest (the client's behaviour,
-/// its attempts, the steps and orders) is the page's, kept as sent and
-/// given back whole.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-pub struct RunOutline {
-    /// The run's panes, one or two.
-    #[schema(min_items = 1, max_items = 2)]
-    panes: Vec<PaneOutline>,
-    /// The lesson step it was run at, if any (1–9).
-    #[schema(minimum = 1, maximum = 9)]
-    #[serde(default, deserialize_with = "lab_wire::whole::optional_whole")]
-    lesson_step: Option<u8>,
-}
-
-/// What the server reads of a pane.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-struct PaneOutline {
-    /// The pane's server: `naive`, `locked`, `safe` or `transactional`.
-    #[schema(pattern = "^(naive|locked|safe|transactional)$", example = "naive")]
-    server: String,
-    /// How many orders that server held for the run's purchase.
-    #[schema(maximum = 1_000_000)]
-    #[serde(deserialize_with = "lab_wire::whole::whole")]
-    orders_of_run: u32,
-}
-
-impl RunOutline {
-    fn check(&self) -> Result<(), LabError> {
-        let invalid = |why: &str| Err(LabError::InvalidRecord(why.to_owned()));
-        if !(1..=2).contains(&self.panes.len()) {
-            return invalid("a run has one or two panes");
-        }
-        if let Some(pane) = self
-            .panes
-            .iter()
-            .find(|pane| !SERVERS.contains(&pane.server.as_str()))
-        {
-            return Err(LabError::InvalidRecord(format!(
-                "a pane's server is naive, locked, safe, transactional or phased, not {:?}",
-                pane.server
-            )));
-        }
-        if self
-            .panes
-            .iter()
-            .any(|pane| pane.orders_of_run > MAX_ORDERS_COUNTED)
-        {
-            return invalid("orders_of_run is at most 1000000");
-        }
-        if self
-            .lesson_step
-            .is_some_and(|step| !(1..=LESSON_STEPS).contains(&step))
-        {
-            return invalid("lesson_step is a step of the lesson, 1 to 9");
-        }
-        Ok(())
-    }
-}
-
 /// Reads a JSON body of at most `max` bytes into `T`: a syntax error is
-/// malformed JSON (400), well-formed JSON of the wrong shape an invalid record (422).
+/// malformed JSON (400); well-formed JSON of the wrong shape is an invalid
+/// record (422) whose detail names the field, as `panes[0].orders[0].id`.
+/// A whole number written with a fraction (`2.0`) is the number (JSON
+/// Schema counts it as an integer too).
 async fn read_json<T: for<'de> Deserialize<'de>>(
     request: Request,
     max: usize,
-) -> Result<(T, String), LabError> {
+) -> Result<T, LabError> {
     let (parts, body): (_, Body) = request.into_parts();
     require_json_content_type(&parts.headers)?;
     let bytes = read_limited_body(&parts.headers, body, max).await?;
-    let text = String::from_utf8(bytes.to_vec())
-        .map_err(|_| LabError::MalformedJson("the body is not UTF-8".to_owned()))?;
-    let value = serde_json::from_str(&text).map_err(|error| match error.classify() {
-        serde_json::error::Category::Data => LabError::InvalidRecord(error.to_string()),
-        _ => LabError::MalformedJson(error.to_string()),
-    })?;
-    Ok((value, text))
+    let mut value: Value =
+        serde_json::from_slice(&bytes).map_err(|error| match error.classify() {
+            serde_json::error::Category::Data => LabError::InvalidRecord(error.to_string()),
+            _ => LabError::MalformedJson(error.to_string()),
+        })?;
+    whole_numbers_as_integers(&mut value);
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        let path = error.path().to_string();
+        let why = error.into_inner();
+        LabError::InvalidRecord(if path == "." {
+            why.to_string()
+        } else {
+            format!("{path}: {why}")
+        })
+    })
+}
+
+/// Rewrites every number like `2.0` as the integer `2`, so that it reads
+/// into an integer field; fractions and numbers too large stay as they are.
+fn whole_numbers_as_integers(value: &mut Value) {
+    match value {
+        Value::Number(number) => {
+            if let Some(float) = number.as_f64().filter(|_| number.is_f64())
+                && float.fract() == 0.0
+                && float.abs() <= lab_wire::run::MAX_EXACT_NUMBER as f64
+            {
+                *number = serde_json::Number::from(float as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
+        Value::Object(fields) => fields.values_mut().for_each(whole_numbers_as_integers),
+        _ => {}
+    }
 }
 
 /// `POST /runs`: saves a finished run of the lab, for its permalink.
@@ -112,14 +81,14 @@ async fn read_json<T: for<'de> Deserialize<'de>>(
     operation_id = "save_run",
     summary = "Save a finished run for its permalink",
     params(CredentialHeaders),
-    request_body(content = RunOutline, content_type = "application/json", description = "The run as the page recorded it; the server reads the panes' servers and counts and keeps the rest as sent"),
+    request_body(content = RunRecord, content_type = "application/json", description = "The run as the page recorded it: the server reads it with the types the viewer draws it with, and keeps what it read"),
     responses(
         (status = 201, body = SavedRun, description = "Saved: its id, its permalink and when it expires"),
         (status = 400, body = Problem, content_type = "application/problem+json", description = "A Lab-* header or the JSON is not valid"),
         (status = 403, body = Problem, content_type = "application/problem+json", description = "Not the lab's own secret (the teacher's token only reads)"),
         (status = 413, body = Problem, content_type = "application/problem+json", description = "The run is over 1 MiB"),
         (status = 415, body = Problem, content_type = "application/problem+json", description = "The body is not sent as JSON"),
-        (status = 422, body = Problem, content_type = "application/problem+json", description = "Not a run the page records: the detail says what is wrong"),
+        (status = 422, body = Problem, content_type = "application/problem+json", description = "Not a run the viewer could draw: the detail names the field and says what is wrong"),
         (status = 429, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "The lab has as many requests in progress as it may"),
         (status = 503, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "No answer by the request deadline"),
     ),
@@ -130,15 +99,15 @@ pub async fn save_run(
     request: Request,
 ) -> Result<Response, LabError> {
     let _admission = state.room.admit(&lab, std::time::Duration::ZERO)?;
-    let (outline, body): (RunOutline, String) = read_json(request, MAX_RUN_BYTES).await?;
-    outline.check()?;
-    if !body.trim_start().starts_with('{') {
-        return Err(LabError::InvalidRecord("a run is a JSON object".to_owned()));
-    }
+    let run: RunRecord = read_json(request, MAX_RUN_BYTES).await?;
+    run.check()
+        .map_err(|invalid| LabError::InvalidRecord(invalid.to_string()))?;
+    // Kept as read, not as sent: what comes back is exactly what the viewer reads.
+    let body = serde_json::to_string(&run).expect("a run always serialises");
     let id = format!("run-{}", uuid::Uuid::new_v4().simple());
     let saved_at = Utc::now();
     let expires_at = saved_at + state.settings.retention();
-    let panes_with_duplicates = outline
+    let panes_with_duplicates = run
         .panes
         .iter()
         .filter(|pane| pane.orders_of_run > 1)
@@ -150,7 +119,7 @@ pub async fn save_run(
             lab: &lab,
             saved_at,
             expires_at,
-            lesson_step: outline.lesson_step,
+            lesson_step: run.lesson_step,
             panes_with_duplicates,
             body: &body,
         },
@@ -253,7 +222,7 @@ pub async fn save_progress(
     request: Request,
 ) -> Result<StatusCode, LabError> {
     let _admission = state.room.admit(&lab, std::time::Duration::ZERO)?;
-    let (progress, _): (LessonProgress, String) = read_json(request, MAX_PROGRESS_BYTES).await?;
+    let progress: LessonProgress = read_json(request, MAX_PROGRESS_BYTES).await?;
     let steps = 1..=LESSON_STEPS;
     let invalid = |why: &str| LabError::InvalidRecord(why.to_owned());
     if !steps.contains(&progress.step) {
@@ -292,4 +261,25 @@ pub async fn save_progress(
     )
     .await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_whole_number_written_as_a_float_reads_as_that_number_even_near_2_to_the_53() {
+        for (json, whole) in [
+            ("2.0", 2),
+            ("2251799813685247.0", 2_251_799_813_685_247),
+            ("9007199254740991.0", 9_007_199_254_740_991),
+        ] {
+            let mut value: Value = serde_json::from_str(json).unwrap();
+            whole_numbers_as_integers(&mut value);
+            assert_eq!(value.as_i64(), Some(whole), "{json}");
+        }
+        let mut fraction: Value = serde_json::from_str("[2.5, 1e300]").unwrap();
+        whole_numbers_as_integers(&mut fraction);
+        assert!(fraction[0].is_f64() && fraction[1].is_f64(), "{fraction}");
+    }
 }

@@ -104,7 +104,7 @@ pub fn spawn_cleanup(db: Db, settings: WorkshopArgs, every: Duration) -> JoinHan
         lab_wire::workshop::RunSummary,
         lab_wire::workshop::LessonProgress,
         lab_wire::workshop::LabActivity,
-        handlers::RunOutline,
+        lab_wire::run::RunRecord,
     ))
 )]
 pub struct WorkshopApi;

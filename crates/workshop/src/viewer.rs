@@ -5,11 +5,13 @@
 
 use std::path::PathBuf;
 
-use axum::extract::{RawQuery, State};
-use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
+use axum::extract::{RawQuery, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
 use lab_core::LabError;
 use lab_core::access::TeacherToken;
+use tower::ServiceExt;
+use tower_http::services::ServeFile;
 
 use crate::teacher::check;
 
@@ -20,30 +22,40 @@ pub struct ViewerPage {
     pub index_html: PathBuf,
 }
 
-/// The viewer's `index.html`, sending no referrer (its address may hold a
-/// token or a run's id) and not kept in caches.
-async fn viewer_html(page: &ViewerPage) -> Result<Response, LabError> {
-    let html = tokio::fs::read(&page.index_html)
+/// The viewer's `index.html`, compressed as the browser accepts (from the
+/// `.br` and `.gz` files beside it) and revalidated on every visit, so a
+/// new build is seen at once. No referrer: its address may hold a token or
+/// a run's id (the lab sends `Referrer-Policy: no-referrer` everywhere; this
+/// page must not depend on that).
+async fn viewer_html(page: &ViewerPage, request: Request) -> Result<Response, LabError> {
+    let file = ServeFile::new(&page.index_html)
+        .precompressed_br()
+        .precompressed_gzip();
+    let mut response = file
+        .oneshot(request)
         .await
-        .map_err(|_| LabError::NotFound)?;
-    let mut response = html.into_response();
+        .map_err(|_| LabError::NotFound)?
+        .map(axum::body::Body::new);
+    if response.status() == StatusCode::NOT_FOUND {
+        return Err(LabError::NotFound);
+    }
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
     headers.insert(
         header::REFERRER_POLICY,
         HeaderValue::from_static("no-referrer"),
     );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     Ok(response)
 }
 
 /// `GET /runs/{id}`: the page that draws a saved run (it reads the run from
 /// `/api/runs/{id}`, which answers 404 for an unknown one).
-pub async fn run_page(State(page): State<ViewerPage>) -> Result<Response, LabError> {
-    viewer_html(&page).await
+pub async fn run_page(
+    State(page): State<ViewerPage>,
+    request: Request,
+) -> Result<Response, LabError> {
+    viewer_html(&page, request).await
 }
 
 /// `GET /teacher?token=…`: the page, which draws the teacher's view; 401
@@ -52,6 +64,7 @@ pub async fn run_page(State(page): State<ViewerPage>) -> Result<Response, LabErr
 pub async fn teacher_page(
     State(page): State<ViewerPage>,
     RawQuery(query): RawQuery,
+    request: Request,
 ) -> Result<Response, LabError> {
     // A token is letters, digits, `-` and `_`: nothing in it is percent-encoded.
     let token = query.as_deref().and_then(|query| {
@@ -60,5 +73,5 @@ pub async fn teacher_page(
             .find_map(|pair| pair.strip_prefix("token="))
     });
     check(&page.teacher, token)?;
-    viewer_html(&page).await
+    viewer_html(&page, request).await
 }

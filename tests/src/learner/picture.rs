@@ -1,11 +1,36 @@
 //! What the learner sees as pictures: a pane's sequence diagram (its SVG
-//! events, or the table beside it) and screenshots of the page.
+//! events, or the table beside it), its replay, and screenshots of the page.
 
 use std::path::PathBuf;
 
 use fantoccini::Locator;
 
 use super::Learner;
+use crate::browser::eventually;
+
+impl Learner {
+    /// Presses `key` on the page, as a learner's keyboard does (not in a field).
+    pub async fn press_key(&self, key: &str) {
+        self.by_css("body")
+            .await
+            .send_keys(key)
+            .await
+            .expect("press a key");
+    }
+
+    /// Presses K, which replays the run from the start, and waits until
+    /// the replay has moved through it and ended on the whole run.
+    pub async fn replay_to_the_end(&self) {
+        self.press_key("k").await;
+        let at = async || self.by_id("playback-at").await.text().await.ok();
+        eventually(async || at().await.filter(|words| words.starts_with('+')))
+            .await
+            .expect("the replay moves through the run");
+        eventually(async || at().await.filter(|words| words == "the whole run"))
+            .await
+            .expect("the replay ends on the whole run");
+    }
+}
 
 /// One arrow or mark of a pane's picture.
 #[derive(Debug, Clone)]

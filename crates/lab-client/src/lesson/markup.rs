@@ -11,6 +11,7 @@ use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
 
 use super::{Guess, LESSON_STEPS, LessonRun, LessonStep, comparison, score_text};
+use crate::DesignText;
 use crate::display::escape;
 
 /// The ids of the card's elements that the page updates or listens to.

@@ -8,6 +8,8 @@ use futures::future::join_all;
 use lab_wire::headers::{
     IDEMPOTENCY_KEY, LAB_DELAY_MS, LAB_FAULT, LAB_KEY_RETENTION_SECS, LAB_MISSING_KEY, LAB_SECRET,
 };
+use lab_wire::run::{AttemptRecord, ClientPolicy, Design, Outcome, PaneRecord, RunRecord};
+use lab_wire::{NewOrder, Step, StepKind};
 use serde_json::json;
 
 /// Orders each learner's lesson leaves on each server.
@@ -146,17 +148,48 @@ impl Learner {
     /// After a lesson step's run: both panes read back, the run saved, the progress recorded.
     async fn after_run(&self, step: u8, servers: [&str; 2]) {
         let counts = join_all(servers.map(|server| self.count(server))).await;
-        let run = json!({
-            "lesson_step": step,
-            "order": {"item": "coffee", "amount_cents": 450},
-            "panes": servers.iter().zip(&counts).map(|(server, orders)| json!({
-                "server": server,
-                "orders_of_run": orders,
-                // About what a page saves: a few attempts and steps per pane.
-                "attempts": vec![json!({"copy": 1, "number": 1, "key": "k", "started_ms": 1.0}); 4],
-                "steps": vec![json!({"seq": 1, "request": 1, "key": "k", "at_us": 1, "kind": {"step": "order-inserted"}}); 12],
-            })).collect::<Vec<_>>(),
-        });
+        // About what a page saves: a few attempts and steps per pane.
+        let pane = |server: &str, orders: usize| PaneRecord {
+            server: Design::from_name(server).expect("a design of the lab"),
+            attempts: vec![
+                AttemptRecord {
+                    copy: 1,
+                    number: 1,
+                    key: "k".into(),
+                    started_ms: 1.0,
+                    ended_ms: Some(2.0),
+                    outcome: Some(Outcome::Created),
+                };
+                4
+            ],
+            steps: vec![
+                Step {
+                    seq: 1,
+                    request: 1,
+                    key: "k".into(),
+                    at_us: 1,
+                    kind: StepKind::OrderInserted,
+                };
+                12
+            ],
+            steps_missed: 0,
+            orders: Vec::new(),
+            orders_of_run: orders as u32,
+            effects: None,
+        };
+        let run = RunRecord {
+            order: NewOrder {
+                item: "coffee".into(),
+                amount_cents: 450,
+            },
+            policy: ClientPolicy::PLAIN,
+            lesson_step: Some(step),
+            panes: servers
+                .iter()
+                .zip(&counts)
+                .map(|(server, orders)| pane(server, *orders))
+                .collect(),
+        };
         self.save(
             self.http.post(format!("{}/api/runs", self.base)).json(&run),
             201,
