@@ -11,6 +11,7 @@ pub mod catalogue;
 pub mod client;
 pub mod lab;
 pub mod learner;
+pub mod seeds;
 pub mod shop;
 pub mod steps;
 pub mod workshop;

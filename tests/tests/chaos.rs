@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use lab_core::OrderServer;
 use lab_e2e::client::{COFFEE, send};
+use lab_e2e::seeds;
 use lab_e2e::{Attempt, Backend, TestServer, new_key, spawn_server};
 use lab_wire::headers::{LAB_DELAY_MS, LAB_FAULT, LAB_LOCK_TIMEOUT_SECS};
 use tokio::sync::Semaphore;
@@ -176,10 +177,7 @@ async fn under_drops_crashes_delays_and_32_copies_every_key_has_one_order_and_no
         .ok()
         .and_then(|value| value.parse().ok())
         .unwrap_or(SHORT_RUN);
-    let seed = std::env::var("LAB_CHAOS_SEED")
-        .ok()
-        .and_then(|value| value.parse().ok())
-        .unwrap_or_else(|| u64::from(uuid::Uuid::new_v4().as_fields().0));
+    let seed = seeds::seed(seeds::CHAOS_SEED_VARIABLE, seeds::FIXED_CHAOS_SEED);
     let first = spawn_server::<S>(backend).await;
     let labs: Vec<TestServer> = (0..LABS).map(|_| first.in_new_lab()).collect();
     let mut dice = Dice(seed);

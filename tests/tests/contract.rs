@@ -13,6 +13,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
+use lab_e2e::seeds;
 use lab_e2e::{Backend, on_both_backends, spawn_lab, spawn_lab_on};
 use serde_json::Value;
 
@@ -198,32 +199,21 @@ fn examples() -> String {
     std::env::var("LAB_SCHEMATHESIS_EXAMPLES").unwrap_or_else(|_| "100".to_owned())
 }
 
-/// The seed of the normal run: fixed, so one commit always draws the same
-/// inputs and passes or fails alike.
-const FIXED_SEED: u64 = NUL_FINDING_SEED;
-
 /// The seed with which Schemathesis, sent only to the `POST …/orders`
 /// operations, drew an item holding a NUL: PostgreSQL's text cannot hold
 /// U+0000, and every design answered 500 (see
 /// [`schemathesis_seed_8_on_the_order_endpoints_finds_no_5xx_on_postgres`]).
+/// It is also the normal run's seed.
 const NUL_FINDING_SEED: u64 = 8;
 
-/// Which seed this run uses: [`FIXED_SEED`], or with
-/// `LAB_SCHEMATHESIS_SEED=fresh` (`cargo xtask test --long`) a new one each
-/// run, to keep finding new things without making main red by chance;
-/// or a number, to replay a run that failed.
+/// This run's seed: `LAB_SCHEMATHESIS_SEED` (`cargo xtask test --long`
+/// passes a fresh one; a number printed by a failure replays it), else
+/// the fixed one.
 fn seed() -> u64 {
-    match std::env::var("LAB_SCHEMATHESIS_SEED").as_deref() {
-        Err(_) | Ok("") => FIXED_SEED,
-        Ok("fresh") => {
-            let bytes = *uuid::Uuid::new_v4().as_bytes();
-            // Schemathesis takes seeds below 2^63.
-            u64::from_le_bytes(bytes[..8].try_into().unwrap()) >> 1
-        }
-        Ok(number) => number
-            .parse()
-            .expect("LAB_SCHEMATHESIS_SEED is a number or `fresh`"),
-    }
+    seeds::seed(
+        seeds::SCHEMATHESIS_SEED_VARIABLE,
+        seeds::FIXED_SCHEMATHESIS_SEED,
+    )
 }
 
 /// Runs Schemathesis against a fresh lab on `backend` with `seed`, over the

@@ -129,6 +129,30 @@ async fn odd_items_are_stored_as_sent_or_refused_with_a_problem_never_a_500<S: O
         );
     }
 
+    // The headers' text: a key and a lab's id are ASCII by definition, so
+    // odd text there is a 400 that names the header, whatever its bytes.
+    for odd in ["k\u{200F}1", "☕", "cafe\u{301}", "\u{202E}k"] {
+        let bytes = reqwest::header::HeaderValue::from_bytes(odd.as_bytes()).unwrap();
+        let with_key = server
+            .order_request(None, r#"{"item":"tea","amount_cents":300}"#)
+            .header("idempotency-key", bytes.clone());
+        let (status, kind, _) = problem_of(&send(with_key).await);
+        assert_eq!(
+            (status, kind.as_str()),
+            (400, "/problems/invalid-idempotency-key"),
+            "key {odd:?}"
+        );
+        let with_lab = server
+            .order_request(Some(&new_key()), r#"{"item":"tea","amount_cents":300}"#)
+            .header("lab-id", bytes);
+        let (status, kind, _) = problem_of(&send(with_lab).await);
+        assert_eq!(
+            (status, kind.as_str()),
+            (400, "/problems/invalid-lab-id"),
+            "lab id {odd:?}"
+        );
+    }
+
     assert_eq!(
         server.orders().await,
         expected,

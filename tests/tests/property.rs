@@ -145,7 +145,7 @@ fn scenarios() -> impl Strategy<Value = Vec<Planned>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, max_shrink_iters: 32, ..ProptestConfig::default() })]
+    #![proptest_config(lab_e2e::seeds::property_config(24, 32))]
 
     #[test]
     fn any_mix_of_concurrency_drops_and_crashes_leaves_one_order_per_key_on_transactional_sqlite(
@@ -270,7 +270,7 @@ async fn phases_hold(backend: Backend, attempts: Vec<PhasedAttempt>) -> Result<(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 12, max_shrink_iters: 16, ..ProptestConfig::default() })]
+    #![proptest_config(lab_e2e::seeds::property_config(12, 16))]
 
     #[test]
     fn any_mix_of_crashes_timeouts_and_drops_leaves_one_order_one_charge_one_email_on_phased_sqlite(
