@@ -2,6 +2,7 @@
 //! Each installs what it needs that is missing and says what it is doing.
 
 mod catalogue;
+mod docs;
 mod layout;
 mod lighthouse;
 mod page_build;
@@ -35,6 +36,8 @@ enum Task {
     CheckLayout,
     /// Check that every language of the catalogue has every message, and that the page's code holds no text of its own
     CheckCatalogue,
+    /// Check that the READMEs link every design's handler and that no document counts the designs wrong
+    CheckDocs,
     /// Measure the page as a learner's phone gets it: Lighthouse (mobile) on the learner's page and the run viewer, and the bytes of a first and a second visit
     Lighthouse,
     /// Install what is missing, start PostgreSQL if needed, then run lints and every test
@@ -62,6 +65,10 @@ fn main() -> Result<()> {
         }
         Task::CheckCatalogue => {
             println!("{}", catalogue::check(&root)?);
+            Ok(())
+        }
+        Task::CheckDocs => {
+            println!("{}", docs::check(&root)?);
             Ok(())
         }
         Task::Lighthouse => lighthouse::run(&root),
@@ -118,6 +125,7 @@ fn test(root: &Path, lint: bool, long: bool) -> Result<()> {
     if lint {
         println!("{}", layout::check(root)?);
         println!("{}", catalogue::check(root)?);
+        println!("{}", docs::check(root)?);
         cargo(&["fmt", "--all", "--", "--check"])?;
         cargo(&["clippy", "--all-targets", "--", "-D", "warnings"])?;
         cargo(&[
