@@ -96,7 +96,7 @@ pub async fn spawn_server_over<S: OrderServer>(db: Db) -> TestServer {
         .await
         .expect("bind a random port");
     let addr = listener.local_addr().expect("bound address");
-    tokio::spawn(lab_core::serve(
+    tokio::spawn(lab_platform::serve::serve(
         listener,
         S::router(db),
         std::future::pending(),

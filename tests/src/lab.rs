@@ -66,8 +66,8 @@ pub async fn build_lab(backend: Backend, ui_dir: &Path) -> launcher::Application
 pub async fn build_lab_with(
     backend: Backend,
     ui_dir: &Path,
-    limits: lab_core::limits::RoomLimits,
-    timeouts: lab_core::serve::Timeouts,
+    limits: lab_platform::limits::RoomLimits,
+    timeouts: lab_platform::serve::Timeouts,
 ) -> launcher::Application {
     let settings = launcher::Settings {
         storage: over(backend.database_url().await),
@@ -82,15 +82,15 @@ pub async fn build_lab_with(
 /// the default storage (which each caller replaces).
 fn lab_settings(
     ui_dir: &Path,
-    limits: lab_core::limits::RoomLimits,
-    timeouts: lab_core::serve::Timeouts,
+    limits: lab_platform::limits::RoomLimits,
+    timeouts: lab_platform::serve::Timeouts,
 ) -> launcher::Settings {
     launcher::Settings {
         addr: "127.0.0.1:0".parse().expect("a socket address"),
         storage: Default::default(),
         limits,
         timeouts,
-        teacher: lab_core::TeacherArgs {
+        teacher: lab_platform::config::TeacherArgs {
             teacher_token: Some(TEACHER_TOKEN.to_owned()),
         },
         workshop: Default::default(),

@@ -24,7 +24,7 @@ pub use steps::StepStream;
 /// Lets this test process open as many files as the system allows: a test
 /// that holds hundreds of connections open (both of their ends live in the
 /// test's process) would pass a soft limit of 1024.
-pub use lab_core::serve::raise_open_files_limit;
+pub use lab_platform::serve::raise_open_files_limit;
 
 /// Writes one test per (server, backend) pair, each calling the generic
 /// test function `$name::<Server>(Backend)`: `naive_on_sqlite`,

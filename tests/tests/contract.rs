@@ -133,7 +133,7 @@ async fn every_problem_type_is_in_the_document_and_real_refusals_match_it() {
             .iter()
             .map(|kind| kind.as_str().unwrap())
             .collect();
-    for kind in lab_core::openapi::problem_types() {
+    for kind in lab_platform::error::catalogue::problem_types() {
         assert!(types.contains(&kind.as_str()), "{kind} is not documented");
     }
     assert!(types.contains(&"/problems/missing-idempotency-key"));

@@ -45,7 +45,7 @@ async fn orders_stored_before_the_shared_table_survive_the_upgrade<S: OrderServe
     let db = Db::Sqlite {
         writer: writer.clone(),
         readers: writer,
-        orders_per_lab: lab_core::db::DEFAULT_ORDERS_PER_LAB,
+        orders_per_lab: lab_platform::db::DEFAULT_ORDERS_PER_LAB,
     };
     S::migrate(&db).await.expect("the upgrade applies");
 

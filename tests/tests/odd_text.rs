@@ -186,6 +186,7 @@ async fn the_provider_and_the_mail_sink_refuse_control_characters_and_keep_the_r
     let services = outside::OutsideServices::start(db)
         .await
         .expect("the services start");
+    let shops = lab_core::Outside::through(services.client.clone());
     let lab = LabId::try_from(format!("odd-{}", uuid::Uuid::new_v4().simple()).as_str()).unwrap();
     let order = |item: &str| lab_wire::Order {
         id: uuid::Uuid::new_v4(),
@@ -196,20 +197,17 @@ async fn the_provider_and_the_mail_sink_refuse_control_characters_and_keep_the_r
     };
 
     for (n, item) in KEPT.iter().enumerate() {
-        let charged = services
-            .outside
+        let charged = shops
             .charge("safe", &lab, &format!("kept-{n}"), &order(item), false)
             .await;
         assert!(charged.is_ok(), "{item:?}: {charged:?}");
-        let sent = services
-            .outside
+        let sent = shops
             .send_email("phased", &lab, &format!("kept-{n}"), item)
             .await;
         assert_eq!(sent.ok(), Some(true), "{item:?}");
     }
     for text in ["cof\u{0}fee", "tab\there"] {
-        let charged = services
-            .outside
+        let charged = shops
             .charge("safe", &lab, "refused", &order(text), false)
             .await
             .expect_err("a control character in the description");
@@ -218,8 +216,7 @@ async fn the_provider_and_the_mail_sink_refuse_control_characters_and_keep_the_r
             said.contains("422") && said.contains("description"),
             "{said}"
         );
-        let sent = services
-            .outside
+        let sent = shops
             .send_email("phased", &lab, "refused", text)
             .await
             .expect_err("a control character in the subject");

@@ -3,6 +3,7 @@
 //! amount under it is refused), one delivery per message id, and nothing
 //! for a caller without the shops' API key.
 
+use lab_core::Outside;
 use lab_e2e::{Backend, on_both_backends};
 use lab_wire::headers::IDEMPOTENT_REPLAYED;
 use lab_wire::outside::{OUTSIDE_LAB, OUTSIDE_MERCHANT};
@@ -22,6 +23,11 @@ async fn services(backend: Backend) -> OutsideServices {
         .expect("the services start")
 }
 
+/// The services as a shop reaches them.
+fn shops(services: &OutsideServices) -> Outside {
+    Outside::through(services.client.clone())
+}
+
 fn lab() -> String {
     format!("provider-test-{}", uuid::Uuid::new_v4().simple())
 }
@@ -30,21 +36,18 @@ async fn the_provider_answers_a_key_it_charged_for_with_that_same_charge(backend
     let services = services(backend).await;
     let order = test_order(450);
     let lab = lab_wire::LabId::try_from(lab().as_str()).unwrap();
-    let first = services
-        .outside
+    let first = shops(&services)
         .charge("safe", &lab, "k-1", &order, false)
         .await
         .expect("a charge");
-    let second = services
-        .outside
+    let second = shops(&services)
         .charge("safe", &lab, "k-1", &order, false)
         .await
         .expect("the same charge");
     assert!(!first.replayed);
     assert!(second.replayed, "the provider honours its key");
     assert_eq!(first.charge, second.charge);
-    let other_key = services
-        .outside
+    let other_key = shops(&services)
         .charge("safe", &lab, "k-2", &order, false)
         .await
         .expect("another charge");
@@ -54,13 +57,11 @@ async fn the_provider_answers_a_key_it_charged_for_with_that_same_charge(backend
 async fn the_provider_refuses_a_key_reused_for_another_amount(backend: Backend) {
     let services = services(backend).await;
     let lab = lab_wire::LabId::try_from(lab().as_str()).unwrap();
-    services
-        .outside
+    shops(&services)
         .charge("naive", &lab, "k", &test_order(450), false)
         .await
         .expect("a charge");
-    let refused = services
-        .outside
+    let refused = shops(&services)
         .charge("naive", &lab, "k", &test_order(900), false)
         .await
         .expect_err("another amount under the same key");
@@ -70,11 +71,8 @@ async fn the_provider_refuses_a_key_reused_for_another_amount(backend: Backend) 
 async fn the_mail_sink_delivers_a_message_id_once(backend: Backend) {
     let services = services(backend).await;
     let lab = lab_wire::LabId::try_from(lab().as_str()).unwrap();
-    let send = || {
-        services
-            .outside
-            .send_email("phased", &lab, "msg-1", "Your order")
-    };
+    let shops = shops(&services);
+    let send = || shops.send_email("phased", &lab, "msg-1", "Your order");
     assert!(
         send().await.expect("delivered"),
         "the first delivery is new"

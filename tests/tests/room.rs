@@ -5,11 +5,11 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use lab_core::limits::RoomLimits;
-use lab_core::serve::Timeouts;
 use lab_e2e::client::{Attempt, build_lab_with, send};
 use lab_e2e::workshop::{WorkshopLab, problem_type, run_record};
 use lab_e2e::{Backend, StepStream, TestServer, new_key, on_both_backends};
+use lab_platform::limits::RoomLimits;
+use lab_platform::serve::Timeouts;
 use lab_wire::StepKind;
 use lab_wire::headers::LAB_DELAY_MS;
 use serde_json::json;

@@ -357,7 +357,7 @@ pub(crate) async fn bind_loopback()
 
 async fn spawn<S: OrderServer>(db: &Db) -> Result<(String, JoinHandle<()>), BenchError> {
     let (listener, addr) = bind_loopback().await?;
-    let server = tokio::spawn(lab_core::serve(
+    let server = tokio::spawn(lab_platform::serve::serve(
         listener,
         S::router(db.clone()),
         std::future::pending(),

@@ -9,9 +9,9 @@
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use lab_core::limits::{Room, RoomLimits};
-use lab_core::serve::{Timeouts, serve_with};
 use lab_core::{Db, OrderServer};
+use lab_platform::limits::{Room, RoomLimits};
+use lab_platform::serve::{Timeouts, serve_with};
 use lab_wire::{LabSecret, StepKind};
 use naive_server::NaiveServer;
 use safe_server::SafeServer;

@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use tokio::task::JoinHandle;
 
 use crate::server::{ExpiredKeys, ServerStorage};
-use crate::{Db, with_pool};
+use lab_platform::{Db, with_pool};
 
 /// Rows deleted per statement, so a big backlog never holds a long lock.
 pub const BATCH: i64 = 500;

@@ -1,12 +1,12 @@
-//! Command-line and environment settings that every server binary shares.
+//! Where a server keeps its orders and keys, and how it cleans them up:
+//! the storage settings every order server binary shares.
 
 use std::time::Duration;
 
-use crate::access::TeacherToken;
 use crate::cleanup::Cleanup;
-use crate::db::DEFAULT_ORDERS_PER_LAB;
 use crate::server::ServerStorage;
-use crate::{Db, LabError};
+use lab_platform::db::{DEFAULT_ORDERS_PER_LAB, TRANSACTION_CONNECTIONS};
+use lab_platform::{Db, LabError};
 
 /// Where orders and idempotency keys are stored.
 #[derive(Debug, Clone, clap::Args)]
@@ -30,7 +30,7 @@ pub struct StorageArgs {
     /// transactions, each held through a learner's pause. A room of 200
     /// wants about 72; keep it and the 16 for statements under the server's
     /// max_connections (100 by default)
-    #[arg(long, env = "LAB_TRANSACTION_CONNECTIONS", default_value_t = crate::db::TRANSACTION_CONNECTIONS, value_parser = clap::value_parser!(u32).range(4..=1000))]
+    #[arg(long, env = "LAB_TRANSACTION_CONNECTIONS", default_value_t = TRANSACTION_CONNECTIONS, value_parser = clap::value_parser!(u32).range(4..=1000))]
     pub transaction_connections: u32,
 }
 
@@ -41,7 +41,7 @@ impl Default for StorageArgs {
             cleanup_every_secs: 60,
             forget_idle_labs_after_days: 7,
             max_orders_per_lab: DEFAULT_ORDERS_PER_LAB,
-            transaction_connections: crate::db::TRANSACTION_CONNECTIONS,
+            transaction_connections: TRANSACTION_CONNECTIONS,
         }
     }
 }
@@ -69,51 +69,3 @@ impl StorageArgs {
 
 /// An SQLite file in the current directory, so the lab runs with nothing installed.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://idempotency-lab.db";
-
-/// Who may read every lab: the room's teacher.
-#[derive(Clone, Default, clap::Args)]
-pub struct TeacherArgs {
-    /// The teacher's token, which reads every lab and changes none: 16 or
-    /// more letters, digits, '-' or '_'. Without it, a new one is made and
-    /// printed at start-up
-    #[arg(long, env = "LAB_TEACHER_TOKEN", value_parser = valid_teacher_token)]
-    pub teacher_token: Option<String>,
-}
-
-impl TeacherArgs {
-    /// The token requests are checked against, and whether it was made
-    /// here (then its text is to be shown to the teacher).
-    pub fn token(&self) -> (TeacherToken, Option<String>) {
-        match &self.teacher_token {
-            Some(text) => (
-                TeacherToken::new(text).expect("clap checked the token"),
-                None,
-            ),
-            None => {
-                let (token, text) = TeacherToken::generate();
-                (token, Some(text))
-            }
-        }
-    }
-}
-
-/// The token is a password: settings printed for debugging do not show it.
-impl std::fmt::Debug for TeacherArgs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let given = self.teacher_token.as_ref().map(|_| "given");
-        f.debug_struct("TeacherArgs")
-            .field("teacher_token", &given)
-            .finish()
-    }
-}
-
-fn valid_teacher_token(text: &str) -> Result<String, String> {
-    TeacherToken::new(text)
-        .map(|_| text.to_owned())
-        .ok_or_else(|| {
-            format!(
-                "a teacher token is {} to 128 letters, digits, '-' or '_'",
-                TeacherToken::MIN_LEN
-            )
-        })
-}

@@ -15,9 +15,10 @@ use lab_wire::headers::{
     LAB_SIDE_EFFECTS, MAX_DELAY_MS, MAX_KEY_RETENTION_SECS, MAX_LOCK_TIMEOUT_SECS,
 };
 
-use crate::headers::{number_header, single_header};
+use crate::Fault;
 use crate::steps::Steps;
-use crate::{Fault, LabError};
+use lab_platform::LabError;
+use lab_platform::headers::{number_header, single_header};
 
 /// The demo controls a request carries: the race window, a fault, and how
 /// long its key is kept.
@@ -214,7 +215,7 @@ fn from_now(duration: Duration) -> chrono::DateTime<chrono::Utc> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::headers::header_map as headers;
+    use lab_platform::headers::header_map as headers;
 
     #[test]
     fn delays_above_ten_seconds_and_negative_delays_are_refused() {

@@ -3,8 +3,8 @@
 
 use axum::response::Response;
 
-use crate::LabError;
-use crate::serve::HangUp;
+use lab_platform::LabError;
+use lab_platform::serve::HangUp;
 
 /// A failure the server injects into one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

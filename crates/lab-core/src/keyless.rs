@@ -11,7 +11,8 @@ use lab_wire::StepKind;
 use crate::outside::Outside;
 use crate::request::KeylessOrderRequest;
 use crate::side_effects::charge_and_email_in_request;
-use crate::{Db, LabError, OrderTables, Steps, StoredResponse};
+use crate::{OrderTables, Steps, StoredResponse};
+use lab_platform::{Db, LabError};
 
 /// Makes the order for a request that sent no key, and answers `201`.
 pub async fn place_without_key(

@@ -1,29 +1,28 @@
-//! Server-side pieces that every order server shares (naive, safe and
-//! transactional), so that each server's own crate holds only what differs:
-//! the order of the steps and the SQL behind them.
+//! The order flow every design shares, so that each design's crate holds
+//! only what differs (the order of its steps and the SQL behind them): the
+//! request and its demo controls, the steps a learner watches and their
+//! stream, stored answers, the orders table, the side effects outside the
+//! database, the cleanup of expired keys, the routes, and the
+//! [`OrderServer`] trait with running one server alone. It stands on
+//! `lab_platform` (storage, errors, access, limits, serving) and reaches
+//! the payment provider through [`Outside`], without an HTTP client of
+//! its own.
 //!
 //! The modules depend on each other in one direction only (`cargo xtask
-//! check-layout` checks it): `serve` and `headers` at the bottom, then the
-//! error type, faults, storage and steps, the request's inputs, the routes,
-//! and last the [`OrderServer`] trait and running a server alone.
+//! check-layout` checks it): faults and steps at the bottom, then storage
+//! of orders and answers, the request's inputs, the routes, and last the
+//! [`OrderServer`] trait and running a server alone.
 
-pub mod access;
 pub mod cleanup;
 pub mod config;
 pub mod controls;
-pub mod db;
-pub mod error;
 pub mod fault;
-pub mod headers;
 pub mod keyless;
-pub mod limits;
-pub mod middleware;
 pub mod openapi;
 pub mod orders;
 pub mod outside;
 pub mod request;
 pub mod routes;
-pub mod serve;
 pub mod server;
 pub mod side_effects;
 pub mod standalone;
@@ -33,17 +32,21 @@ pub mod steps;
 pub mod stored;
 pub mod work;
 
-pub use config::{StorageArgs, TeacherArgs};
+pub use config::StorageArgs;
 pub use controls::DemoControls;
-pub use db::{Db, DbTx, Migrations, UniqueInsert};
-pub use error::LabError;
 pub use fault::Fault;
 pub use orders::OrderTables;
 pub use outside::Outside;
 pub use request::{KeylessOrderRequest, OrderPost, OrderRequest};
-pub use serve::serve;
 pub use server::{OrderServer, ServerStorage};
 pub use standalone::StandaloneArgs;
 pub use state::ServerState;
 pub use steps::{StepHub, Steps};
 pub use stored::{SaveAnswer, StoredResponse};
+
+// The platform's pieces a design's handler and store use, so that a
+// design's crate reads its storage and errors from the same place as the
+// rest of its flow.
+pub use lab_platform::{
+    Db, DbTx, LabError, Migrations, UniqueInsert, migrations, with_pool, with_reader, with_tx,
+};

@@ -7,8 +7,8 @@ use chrono::{DateTime, SubsecRound, Utc};
 use lab_wire::{IdempotencyKey, LabId, NewOrder, Order};
 use uuid::Uuid;
 
-use crate::db::Migrations;
-use crate::{Db, DbTx, LabError, with_pool, with_reader, with_tx};
+use lab_platform::db::Migrations;
+use lab_platform::{Db, DbTx, LabError, with_pool, with_reader, with_tx};
 
 /// Inserts an order: `$1` server, `$2` id, `$3` lab, `$4` item, `$5` amount,
 /// `$6` key, `$7` created at; unless the server's lab already holds `$8`
@@ -38,7 +38,7 @@ const DELETE_ORDERS: &str = "DELETE FROM lab_orders WHERE server = $1 AND lab_id
 
 /// The shared orders table's migrations (run before any server's).
 pub fn shared_migrations() -> Migrations {
-    crate::migrations!()()
+    lab_platform::migrations!()()
 }
 
 /// One server's orders, and how it forgets a lab.

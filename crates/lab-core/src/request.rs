@@ -2,20 +2,17 @@
 //! client can fail happens here, before any storage is touched, and each
 //! failure becomes a 4xx problem that says what to fix.
 
-use std::time::Duration;
-
-use axum::body::Body;
 use axum::extract::{FromRequest, Request};
 use axum::http::HeaderMap;
-use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
-use http_body_util::BodyExt;
 use lab_wire::headers::IDEMPOTENCY_KEY;
 use lab_wire::{IdempotencyKey, LabId, NewOrder};
 
-use crate::LabError;
-use crate::access::{LabCredentials, LabUse, TeacherToken};
+use lab_platform::LabError;
+use lab_platform::access::{LabCredentials, LabUse, TeacherToken};
+use lab_platform::body::{read_limited_body, require_json_content_type};
+use lab_platform::headers::single_header;
+
 use crate::controls::DemoControls;
-use crate::headers::single_header;
 
 mod described;
 
@@ -23,10 +20,6 @@ pub use described::OrderHeaders;
 
 /// The largest request body the servers accept.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
-/// How much of an oversized body is read and thrown away before hanging up.
-const MAX_DISCARDED_BYTES: usize = 8 * 1024 * 1024;
-/// How long a client may take to send its body.
-const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A complete, valid `POST /orders` request.
 #[derive(Debug, Clone)]
@@ -113,65 +106,6 @@ fn key_from_headers(headers: &HeaderMap) -> Result<Option<IdempotencyKey>, LabEr
     ))?))
 }
 
-/// Refuses a body not sent as JSON (`application/json` or `…+json`): 415.
-pub fn require_json_content_type(headers: &HeaderMap) -> Result<(), LabError> {
-    let media_type = single_header(headers, CONTENT_TYPE.as_str(), "Content-Type")?
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split(';').next())
-        .map(|media| media.trim().to_ascii_lowercase());
-    match media_type.as_deref() {
-        Some("application/json") => Ok(()),
-        Some(other) if other.starts_with("application/") && other.ends_with("+json") => Ok(()),
-        _ => Err(LabError::UnsupportedMediaType),
-    }
-}
-
-/// Reads a body of at most `max_bytes`; past it, 413 (after reading and
-/// throwing away a bounded amount, so the client hears why).
-pub async fn read_limited_body(
-    headers: &HeaderMap,
-    mut body: Body,
-    max_bytes: usize,
-) -> Result<bytes::Bytes, LabError> {
-    let declared = headers
-        .get(CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse::<u64>().ok());
-    let mut too_large = declared.is_some_and(|length| length > max_bytes as u64);
-    let mut kept = bytes::BytesMut::new();
-    let mut seen = 0usize;
-    // An oversized body is still read (and thrown away), up to a bound: a
-    // client that is still sending when the server hangs up gets a broken
-    // pipe instead of our 413, and would never learn what was wrong.
-    let read = async {
-        while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|error| LabError::UnreadableBody(error.to_string()))?;
-            let Some(data) = frame.data_ref() else {
-                continue;
-            };
-            seen += data.len();
-            if seen > MAX_DISCARDED_BYTES {
-                break;
-            }
-            too_large |= seen > max_bytes;
-            if !too_large {
-                kept.extend_from_slice(data);
-            }
-        }
-        Ok(())
-    };
-    match tokio::time::timeout(BODY_READ_TIMEOUT, read).await {
-        Ok(Ok(())) if too_large || seen > max_bytes => Err(LabError::BodyTooLarge),
-        Ok(Ok(())) => Ok(kept.freeze()),
-        Ok(Err(error)) => Err(error),
-        Err(_elapsed) if too_large => Err(LabError::BodyTooLarge),
-        Err(_elapsed) => Err(LabError::UnreadableBody(format!(
-            "the body did not arrive within {} seconds",
-            BODY_READ_TIMEOUT.as_secs()
-        ))),
-    }
-}
-
 /// Parses an order body: syntax errors are the client's malformed JSON
 /// (400), well-formed JSON with wrong fields or values is an invalid order (422).
 pub fn parse_order(body: &[u8]) -> Result<NewOrder, LabError> {
@@ -221,7 +155,7 @@ impl<S: Send + Sync> FromRequest<S> for OrderPost {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::headers::header_map as headers;
+    use lab_platform::headers::header_map as headers;
 
     #[test]
     fn syntax_errors_are_malformed_json_and_wrong_types_are_invalid_orders() {
@@ -247,29 +181,6 @@ mod tests {
                 .amount_cents,
             450
         );
-    }
-
-    #[test]
-    fn json_with_a_charset_or_a_json_suffix_is_accepted_and_text_is_not() {
-        assert!(
-            require_json_content_type(&headers(&[(
-                "content-type",
-                "application/json; charset=utf-8"
-            )]))
-            .is_ok()
-        );
-        assert!(
-            require_json_content_type(&headers(&[("content-type", "application/vnd.lab+json")]))
-                .is_ok()
-        );
-        assert!(matches!(
-            require_json_content_type(&headers(&[("content-type", "text/plain")])),
-            Err(LabError::UnsupportedMediaType)
-        ));
-        assert!(matches!(
-            require_json_content_type(&headers(&[])),
-            Err(LabError::UnsupportedMediaType)
-        ));
     }
 
     #[test]

@@ -10,10 +10,7 @@ use futures::future::Either;
 use lab_wire::headers::IDEMPOTENT_REPLAYED;
 use lab_wire::{NewOrder, Order, Problem};
 
-use crate::Db;
-use crate::access::{CredentialHeaders, LabToChange, LabToRead};
 use crate::controls::DemoControls;
-use crate::error::{LabError, method_not_allowed, not_found};
 use crate::fault::Fault;
 use crate::keyless::place_without_key;
 use crate::outside::Outside;
@@ -22,6 +19,9 @@ use crate::state::ServerState;
 use crate::step_stream::stream_steps;
 use crate::steps::Steps;
 use crate::work::finish_even_if_client_leaves;
+use lab_platform::Db;
+use lab_platform::access::{CredentialHeaders, LabToChange, LabToRead};
+use lab_platform::error::{LabError, method_not_allowed, not_found};
 
 /// `POST /orders` through the server's `place_order` flow, the shared
 /// `GET` and `DELETE`, and `GET /steps` (the steps of this server's

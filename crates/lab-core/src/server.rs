@@ -6,15 +6,15 @@
 use axum::Router;
 use axum::response::Response;
 
-use crate::db::Migrations;
-use crate::limits::Room;
 use crate::orders::{OrderTables, shared_migrations};
 use crate::outside::Outside;
 use crate::request::OrderRequest;
 use crate::routes::order_routes;
 use crate::state::ServerState;
 use crate::steps::Steps;
-use crate::{Db, LabError};
+use lab_platform::db::Migrations;
+use lab_platform::limits::Room;
+use lab_platform::{Db, LabError};
 
 /// Where a server keeps its orders and keys: the SQL the shared code runs
 /// for it, and its migrations.
@@ -24,7 +24,7 @@ pub struct ServerStorage {
     pub order_tables: OrderTables,
     /// How the cleanup job deletes its expired keys.
     pub expired_keys: ExpiredKeys,
-    /// Its migrations: [`crate::migrations!`] in the server's crate, whose
+    /// Its migrations: [`lab_platform::migrations!`] in the server's crate, whose
     /// folders `sqlx::migrate!` reads at compile time.
     pub migrations: fn() -> Migrations,
 }

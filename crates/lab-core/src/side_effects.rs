@@ -14,7 +14,8 @@
 use lab_wire::{LabId, Order, StepKind};
 
 use crate::outside::{ChargeMade, Outside, confirmation_subject};
-use crate::{DemoControls, LabError, Steps};
+use crate::{DemoControls, Steps};
+use lab_platform::LabError;
 
 /// Charges `order` and e-mails its confirmation for `lab` as `merchant`,
 /// if the request asked for side effects; then crashes, if it asked for

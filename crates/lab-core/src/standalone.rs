@@ -1,21 +1,21 @@
-//! What a server binary needs to run on its own: its settings, start-up
-//! and a clean stop on Ctrl-C. The launcher uses the same pieces.
+//! What an order server's binary needs to run on its own: its settings,
+//! start-up and a clean stop on Ctrl-C.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory, FromArgMatches, Parser};
-use tokio::net::TcpListener;
-
-use crate::LabError;
-use crate::cleanup::spawn_cleanup;
-use crate::config::{StorageArgs, TeacherArgs};
-use crate::limits::{Room, RoomLimits};
 use axum::http::HeaderValue;
+use clap::{Args, CommandFactory, FromArgMatches, Parser};
+use lab_platform::LabError;
+use lab_platform::config::TeacherArgs;
+use lab_platform::limits::{Room, RoomLimits};
+use lab_platform::middleware::{API_CONTENT_SECURITY_POLICY, around_routes, with_security_headers};
+use lab_platform::serve::{Timeouts, serve_with};
+use lab_platform::start::{bind, init_logging, shutdown_signal};
 
-use crate::middleware::{API_CONTENT_SECURITY_POLICY, around_routes, with_security_headers};
+use crate::cleanup::spawn_cleanup;
+use crate::config::StorageArgs;
 use crate::openapi::{server_document, with_document};
-use crate::serve::{Timeouts, serve_with};
 use crate::server::OrderServer;
 use crate::steps::close_on;
 
@@ -72,7 +72,7 @@ struct StandaloneCommand {
 /// Connects, migrates and serves one server until Ctrl-C.
 pub async fn run_alone<S: OrderServer>(args: StandaloneArgs) -> Result<(), LabError> {
     init_logging();
-    crate::serve::raise_open_files_limit();
+    lab_platform::serve::raise_open_files_limit();
     let db = args.storage.open().await?;
     S::migrate(&db).await?;
     let cleanup = spawn_cleanup(db.clone(), args.storage.cleanup(vec![S::STORAGE]));
@@ -109,48 +109,4 @@ pub async fn run_alone<S: OrderServer>(args: StandaloneArgs) -> Result<(), LabEr
     db.close().await;
     println!("Stopped.");
     Ok(())
-}
-
-/// Binds a TCP listener, saying which address failed.
-pub async fn bind(addr: SocketAddr) -> Result<TcpListener, LabError> {
-    TcpListener::bind(addr)
-        .await
-        .map_err(|source| LabError::Bind { addr, source })
-}
-
-/// Completes on Ctrl-C or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(error) = tokio::signal::ctrl_c().await {
-            tracing::warn!(%error, "cannot listen for Ctrl-C");
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
-    }
-    println!("Stopping: finishing requests in progress…");
-}
-
-/// Logs to stderr; `RUST_LOG` chooses what (default: warnings and the lab's info).
-pub fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,lab_core=info,launcher=info"));
-    // A second call (tests start several servers) keeps the first subscriber.
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
 }

@@ -4,12 +4,12 @@
 
 use axum::extract::FromRef;
 
-use crate::Db;
-use crate::access::TeacherToken;
-use crate::limits::Room;
 use crate::orders::OrderTables;
 use crate::outside::Outside;
 use crate::steps::StepHub;
+use lab_platform::Db;
+use lab_platform::access::TeacherToken;
+use lab_platform::limits::Room;
 
 /// One server's state, shared by its routes.
 #[derive(Debug, Clone)]

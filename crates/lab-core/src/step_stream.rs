@@ -19,11 +19,11 @@ use lab_wire::{LabId, Problem, STEPS_MISSED_EVENT, Step, StepsMissed};
 use serde::Deserialize;
 use tokio::sync::{broadcast, watch};
 
-use crate::LabError;
-use crate::access::{CredentialHeaders, LabCredentials, LabUse, TeacherToken};
-use crate::limits::{Room, StreamAdmission};
 use crate::state::ServerState;
 use crate::steps::StepHub;
+use lab_platform::LabError;
+use lab_platform::access::{CredentialHeaders, LabCredentials, LabUse, TeacherToken};
+use lab_platform::limits::{Room, StreamAdmission};
 
 /// The query of a `/steps` request: `?secret=SECRET` for a lab's own
 /// page, `?lab=ID&teacher=TOKEN` for the teacher, nothing for the default lab.

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use lab_wire::{LabId, Step, StepKind};
 use tokio::sync::{broadcast, watch};
 
-use crate::LabError;
+use lab_platform::LabError;
 
 /// How many steps a slow listener may fall behind before it misses some
 /// (one run of six copies with five retries takes well under a hundred).
@@ -132,7 +132,7 @@ impl HubInner {
 }
 
 /// Waits for `shutdown`, then closes `hubs`: the shutdown signal to hand to
-/// [`crate::serve`], so that pages left open do not hold the server up.
+/// [`lab_platform::serve`], so that pages left open do not hold the server up.
 pub async fn close_on(shutdown: impl Future<Output = ()>, hubs: Vec<StepHub>) {
     shutdown.await;
     for hub in &hubs {

@@ -6,7 +6,7 @@ use axum::response::{IntoResponse, Response};
 use lab_wire::headers::IDEMPOTENT_REPLAYED;
 use lab_wire::{IdempotencyKey, LabId, Order};
 
-use crate::{Db, DbTx, with_pool, with_tx};
+use lab_platform::{Db, DbTx, with_pool, with_tx};
 
 /// The status and JSON body of the first answer given for a key.
 #[derive(Debug, Clone, PartialEq, Eq)]

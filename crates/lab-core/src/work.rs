@@ -2,7 +2,7 @@
 
 use std::future::Future;
 
-use crate::LabError;
+use lab_platform::LabError;
 
 /// Runs `work` in its own task and waits for it.
 ///

@@ -6,9 +6,12 @@
 //! an order server knows: it reaches them over HTTP, and nothing it rolls
 //! back undoes what they did.
 
+use std::future::Future;
+use std::pin::Pin;
+
 use serde::{Deserialize, Serialize};
 
-use crate::Timestamp;
+use crate::{LabId, Timestamp};
 
 /// Which shop (an order server's design, e.g. `transactional`) is calling
 /// the provider or the mail sink.
@@ -70,3 +73,52 @@ pub struct SideEffects {
     /// that sends from the request has none).
     pub emails_waiting: u64,
 }
+
+/// The calls a shop makes to the payment provider and the mail sink. The
+/// order flow holds one without knowing how it travels (so the crate that
+/// runs the designs needs no HTTP client); the `outside` crate's client
+/// makes them over HTTP, as a real shop calls Stripe.
+pub trait OutsideCalls: Send + Sync + std::fmt::Debug {
+    /// Asks the provider for `charge` for `lab`, as `merchant`, under the
+    /// provider key `key`. `time_out` asks it to charge and then hang up,
+    /// as a provider timing out after the charge does.
+    fn charge<'a>(
+        &'a self,
+        merchant: &'a str,
+        lab: &'a LabId,
+        key: &'a str,
+        charge: NewCharge,
+        time_out: bool,
+    ) -> Call<'a, ChargeMade>;
+
+    /// Asks the mail sink to deliver `email` for `lab`, as `merchant`,
+    /// under `message_id`: `false` if it had delivered that message before
+    /// (and did not deliver it again).
+    fn send_email<'a>(
+        &'a self,
+        merchant: &'a str,
+        lab: &'a LabId,
+        message_id: &'a str,
+        email: NewEmail,
+    ) -> Call<'a, bool>;
+}
+
+/// A call to the outside services on its way.
+pub type Call<'a, T> = Pin<Box<dyn Future<Output = Result<T, CallFailed>> + Send + 'a>>;
+
+/// A charge the provider answered with.
+#[derive(Debug, Clone)]
+pub struct ChargeMade {
+    /// The charge.
+    pub charge: Charge,
+    /// Whether the provider had made it before, for the same key, and
+    /// answered with it instead of charging again.
+    pub replayed: bool,
+}
+
+/// Why a call to the outside services failed, in a few words ("it
+/// answered 422 Unprocessable Entity: …", "no answer in time"): never a
+/// URL, which would name a local port.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct CallFailed(pub String);

@@ -68,7 +68,7 @@ pub(crate) struct BenchArgs {
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=1000))]
     learners: u32,
     /// The classroom lab's PostgreSQL transactions pool (see the lab's --transaction-connections)
-    #[arg(long, default_value_t = lab_core::db::TRANSACTION_CONNECTIONS, value_parser = clap::value_parser!(u32).range(4..=1000))]
+    #[arg(long, default_value_t = lab_platform::db::TRANSACTION_CONNECTIONS, value_parser = clap::value_parser!(u32).range(4..=1000))]
     transaction_connections: u32,
 }
 
@@ -80,7 +80,7 @@ enum StorageName {
 
 async fn bench_room(storages: Vec<bench::Storage>, json: Option<&std::path::Path>) -> ExitCode {
     // Both ends of 600 held connections live in this one process.
-    lab_core::serve::raise_open_files_limit();
+    lab_platform::serve::raise_open_files_limit();
     let mut results = Vec::new();
     for storage in &storages {
         eprintln!("Loading a room on {} …", storage.name());
@@ -115,7 +115,7 @@ async fn bench_classroom(
     json: Option<&std::path::Path>,
 ) -> ExitCode {
     // Each learner's step stream holds a connection, both of whose ends are in this process.
-    lab_core::serve::raise_open_files_limit();
+    lab_platform::serve::raise_open_files_limit();
     let (database_url, name) = match &storage {
         bench::Storage::Sqlite => {
             let file = std::env::temp_dir().join(format!("classroom-{}.db", uuid::Uuid::new_v4()));

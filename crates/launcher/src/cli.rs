@@ -102,8 +102,8 @@ impl Cli {
 }
 
 async fn serve(settings: Settings) -> ExitCode {
-    lab_core::standalone::init_logging();
-    lab_core::serve::raise_open_files_limit();
+    lab_platform::start::init_logging();
+    lab_platform::serve::raise_open_files_limit();
     let application = match Application::build(&settings).await {
         Ok(application) => application,
         Err(error) => {

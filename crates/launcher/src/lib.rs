@@ -11,6 +11,7 @@
 mod bench_command;
 mod classroom;
 pub mod cli;
+pub mod openapi;
 pub mod page;
 mod replicas;
 
@@ -18,17 +19,19 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use axum::Router;
-use lab_core::access::TeacherToken;
 use lab_core::cleanup::spawn_cleanup;
-use lab_core::error::not_found;
-use lab_core::limits::{Room, RoomLimits};
-use lab_core::middleware::{around_routes, with_security_headers};
-use lab_core::openapi::{lab_document, with_document};
-use lab_core::serve::{Timeouts, serve_with};
-use lab_core::standalone::{bind, shutdown_signal};
+use lab_core::openapi::with_document;
 use lab_core::step_stream::combined_steps_route;
 use lab_core::steps::{StepHub, close_on};
-use lab_core::{Db, LabError, OrderServer, StorageArgs, TeacherArgs};
+use lab_core::{OrderServer, Outside, StorageArgs};
+use lab_platform::access::TeacherToken;
+use lab_platform::config::TeacherArgs;
+use lab_platform::error::not_found;
+use lab_platform::limits::{Room, RoomLimits};
+use lab_platform::middleware::{around_routes, with_security_headers};
+use lab_platform::serve::{Timeouts, serve_with};
+use lab_platform::start::{bind, shutdown_signal};
+use lab_platform::{Db, LabError};
 use locked_server::LockedServer;
 use naive_server::NaiveServer;
 use outside::{OutsideServices, SideEffectsApi};
@@ -39,6 +42,8 @@ use tokio::net::TcpListener;
 use transactional_server::TransactionalServer;
 use utoipa::OpenApi;
 use workshop::{WorkshopApi, WorkshopArgs};
+
+use crate::openapi::lab_document;
 
 /// Settings of the lab.
 #[derive(Debug, Clone, clap::Args)]
@@ -71,8 +76,7 @@ pub struct Settings {
 /// [`replicas`]), charging and e-mailing through `services`; `/api/steps`
 /// streams the steps of all five at once.
 /// Each lab's limits hold over the servers together, and `teacher`'s token
-/// reads every lab on each. Also hands out the servers' step hubs, to be
-/// closed when the lab stops.
+/// reads every lab on each.
 pub fn app(
     replicas: &[Db],
     ui_dir: &Path,
@@ -81,8 +85,10 @@ pub fn app(
     teacher: TeacherToken,
     workshop: WorkshopArgs,
     services: &OutsideServices,
-) -> (Router, Vec<StepHub>) {
-    let outside = &services.outside;
+) -> LabApp {
+    // One line for every shop and the outbox's sender: they share its bell.
+    let shops = Outside::through(services.client.clone());
+    let outside = &shops;
     let room = Room::new(limits);
     let (naive, naive_steps) = design_routes::<NaiveServer>(replicas, &room, &teacher, outside);
     let (locked, locked_steps) = design_routes::<LockedServer>(replicas, &room, &teacher, outside);
@@ -139,10 +145,22 @@ pub fn app(
         .nest("/api", api)
         .merge(workshop::page_routes(teacher, viewer_html))
         .merge(page::page_service(ui_dir));
-    (
-        around_routes(with_security_headers(router, csp), timeouts),
-        hubs.into_iter().map(|(_, hub)| hub).collect(),
-    )
+    LabApp {
+        router: around_routes(with_security_headers(router, csp), timeouts),
+        steps: hubs.into_iter().map(|(_, hub)| hub).collect(),
+        shops,
+    }
+}
+
+/// What [`app`] builds.
+pub struct LabApp {
+    /// Every route, the page's included.
+    pub router: Router,
+    /// The servers' step hubs, to be closed when the lab stops.
+    pub steps: Vec<StepHub>,
+    /// The shops' line to the outside services, which the outbox's sender
+    /// shares to hear when an e-mail waits.
+    pub shops: Outside,
 }
 
 /// Every design, by name, in the order a learner meets them.
@@ -252,7 +270,11 @@ impl Application {
             Db::connect(&outside::database_url(&settings.storage.database_url)).await?;
         outside::migrate(&outside_db).await?;
         let outside = OutsideServices::start(outside_db).await?;
-        let (router, steps) = app(
+        let LabApp {
+            router,
+            steps,
+            shops,
+        } = app(
             &replicas,
             &settings.ui_dir,
             settings.limits,
@@ -284,7 +306,7 @@ impl Application {
             std::time::Duration::from_secs(24 * 60 * 60),
             cleanup_every,
         );
-        let enqueuer = phased_server::spawn_enqueuer(db.clone(), outside.outside.clone());
+        let enqueuer = phased_server::spawn_enqueuer(db.clone(), shops);
         Ok(Self {
             listener,
             db,

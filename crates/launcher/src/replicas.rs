@@ -13,9 +13,9 @@ use axum::Router;
 use axum::extract::Request;
 use axum::http::HeaderValue;
 use axum::response::IntoResponse;
-use lab_core::access::TeacherToken;
-use lab_core::limits::Room;
 use lab_core::{Db, OrderServer, Outside, StepHub};
+use lab_platform::access::TeacherToken;
+use lab_platform::limits::Room;
 use lab_wire::headers::LAB_REPLICA;
 use tower::ServiceExt;
 

@@ -18,6 +18,7 @@
 //! a lab's shops did there through the lab, `GET /api/side-effects` (with
 //! the lab's secret or the teacher's token), and forgets it with `DELETE`.
 
+mod client;
 mod lab_routes;
 mod services;
 mod store;
@@ -27,13 +28,13 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::routing::post;
-use lab_core::access::TeacherToken;
-use lab_core::outside::Outside;
-use lab_core::serve::serve;
-use lab_core::standalone::bind;
-use lab_core::{Db, LabError};
+use lab_platform::access::TeacherToken;
+use lab_platform::serve::serve;
+use lab_platform::start::bind;
+use lab_platform::{Db, LabError};
 use tokio::task::JoinHandle;
 
+pub use client::OutsideClient;
 pub use lab_routes::{Outbox, SideEffectsApi, WaitingEmails};
 
 /// Where the outside services keep their tables, given the lab's database
@@ -61,13 +62,13 @@ pub fn database_url(lab_url: &str) -> String {
 
 /// The provider's and the mail sink's migrations.
 pub async fn migrate(db: &Db) -> Result<(), LabError> {
-    db.migrate(lab_core::migrations!()()).await
+    db.migrate(lab_platform::migrations!()()).await
 }
 
 /// The outside services, listening on 127.0.0.1.
 pub struct OutsideServices {
-    /// The way the shops reach them.
-    pub outside: Outside,
+    /// The way the shops reach them (the order flow's `Outside::through`).
+    pub client: OutsideClient,
     /// Where they listen.
     pub addr: SocketAddr,
     db: Db,
@@ -76,7 +77,7 @@ pub struct OutsideServices {
 
 impl OutsideServices {
     /// Starts the provider and the mail sink over `db`, on a free port of
-    /// 127.0.0.1, with a new API key that only the returned [`Outside`] holds.
+    /// 127.0.0.1, with a new API key that only the returned client holds.
     pub async fn start(db: Db) -> Result<Self, LabError> {
         let listener = bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).await?;
         let addr = listener.local_addr().map_err(|source| LabError::Bind {
@@ -87,14 +88,14 @@ impl OutsideServices {
         let router = Router::new()
             .route("/charges", post(services::charge))
             .route("/messages", post(services::deliver))
-            .fallback(lab_core::error::not_found)
+            .fallback(lab_platform::error::not_found)
             .with_state(services::ServiceState {
                 db: db.clone(),
                 api_key: services::digest(&api_key),
             });
         let task = tokio::spawn(serve(listener, router, std::future::pending::<()>()));
         Ok(Self {
-            outside: Outside::reached_at(format!("http://{addr}"), api_key),
+            client: OutsideClient::new(format!("http://{addr}"), api_key),
             addr,
             db,
             task,

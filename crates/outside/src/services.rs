@@ -7,10 +7,10 @@ use axum::extract::{Request, State};
 use axum::http::header::AUTHORIZATION;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use lab_core::LabError;
-use lab_core::headers::{number_header, single_header};
-use lab_core::request::{read_limited_body, require_json_content_type};
-use lab_core::serve::HangUp;
+use lab_platform::LabError;
+use lab_platform::body::{read_limited_body, require_json_content_type};
+use lab_platform::headers::{number_header, single_header};
+use lab_platform::serve::HangUp;
 use lab_wire::headers::{IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, MAX_DELAY_MS};
 use lab_wire::order::MAX_AMOUNT_CENTS;
 use lab_wire::outside::{
@@ -30,7 +30,7 @@ const MAX_TEXT_CHARS: usize = 300;
 /// What the services share: their storage and the shops' API key (as a hash).
 #[derive(Clone)]
 pub struct ServiceState {
-    pub db: lab_core::Db,
+    pub db: lab_platform::Db,
     pub api_key: [u8; 32],
 }
 

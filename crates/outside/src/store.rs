@@ -2,7 +2,7 @@
 //! with `$1` placeholders and runs on SQLite and PostgreSQL.
 
 use chrono::{DateTime, SubsecRound, Utc};
-use lab_core::{Db, UniqueInsert, with_pool, with_reader};
+use lab_platform::{Db, UniqueInsert, with_pool, with_reader};
 use lab_wire::LabId;
 use lab_wire::outside::{Charge, NewCharge, SideEffects};
 

@@ -7,9 +7,9 @@ use axum::extract::{Path, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
-use lab_core::LabError;
-use lab_core::access::{CredentialHeaders, LabToChange, LabToRead};
-use lab_core::request::{read_limited_body, require_json_content_type};
+use lab_platform::LabError;
+use lab_platform::access::{CredentialHeaders, LabToChange, LabToRead};
+use lab_platform::body::{read_limited_body, require_json_content_type};
 use lab_wire::run::RunRecord;
 use lab_wire::workshop::{
     LESSON_STEPS, LessonProgress, MAX_ORDERS_COUNTED, Prediction, RunSummary, SavedRun,

@@ -26,9 +26,9 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::routing::{get, put};
-use lab_core::Db;
-use lab_core::access::TeacherToken;
-use lab_core::limits::Room;
+use lab_platform::Db;
+use lab_platform::access::TeacherToken;
+use lab_platform::limits::Room;
 use tokio::task::JoinHandle;
 use utoipa::OpenApi;
 
@@ -36,8 +36,8 @@ pub use settings::{WorkshopArgs, WorkshopState};
 pub use viewer::{run_page, teacher_page};
 
 /// The workshop's migrations (runs and lesson progress).
-pub async fn migrate(db: &Db) -> Result<(), lab_core::LabError> {
-    db.migrate(lab_core::migrations!()()).await
+pub async fn migrate(db: &Db) -> Result<(), lab_platform::LabError> {
+    db.migrate(lab_platform::migrations!()()).await
 }
 
 /// The workshop's API routes, to be nested under `/api`.

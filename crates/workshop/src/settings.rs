@@ -2,9 +2,9 @@
 //! routes share.
 
 use axum::extract::FromRef;
-use lab_core::Db;
-use lab_core::access::TeacherToken;
-use lab_core::limits::Room;
+use lab_platform::Db;
+use lab_platform::access::TeacherToken;
+use lab_platform::limits::Room;
 
 /// How long runs are kept and how many per lab.
 #[derive(Debug, Clone, Copy, clap::Args)]

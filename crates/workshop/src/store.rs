@@ -2,7 +2,7 @@
 //! written once with `$1` placeholders and runs on SQLite and PostgreSQL.
 
 use chrono::{DateTime, Utc};
-use lab_core::{Db, with_pool, with_reader};
+use lab_platform::{Db, with_pool, with_reader};
 use lab_wire::workshop::{LabActivity, RunSummary};
 use lab_wire::{LabId, Timestamp};
 

@@ -5,8 +5,8 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use chrono::Utc;
-use lab_core::LabError;
-use lab_core::access::TeacherToken;
+use lab_platform::LabError;
+use lab_platform::access::TeacherToken;
 use lab_wire::Problem;
 use lab_wire::workshop::LabActivity;
 

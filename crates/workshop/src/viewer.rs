@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use axum::extract::{RawQuery, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
-use lab_core::LabError;
-use lab_core::access::TeacherToken;
+use lab_platform::LabError;
+use lab_platform::access::TeacherToken;
 use tower::ServiceExt;
 use tower_http::services::ServeFile;
 

@@ -3,7 +3,7 @@
 //! parent module and in [`crate::controls`].
 
 /// The headers `POST /orders` reads besides the lab's credentials (see
-/// [`crate::access::CredentialHeaders`]), for the OpenAPI document. The
+/// [`lab_platform::access::CredentialHeaders`]), for the OpenAPI document. The
 /// checks that enforce them are `key_from_headers` and
 /// [`crate::DemoControls::from_headers`]; the patterns and ranges say the same.
 #[derive(utoipa::IntoParams)]

@@ -49,7 +49,7 @@ pub struct Migrations {
 }
 
 /// The migrations of the crate that calls it, from its `migrations/sqlite`
-/// and `migrations/postgres` folders (a closure, for [`crate::ServerStorage`]).
+/// and `migrations/postgres` folders (a closure, for the crate that owns them).
 #[macro_export]
 macro_rules! migrations {
     () => {

@@ -39,8 +39,8 @@ pub fn number_header(
     }
 }
 
-/// A header map of `pairs` (names in lower case), for tests.
-#[cfg(test)]
+/// A header map of `pairs` (names in lower case): for tests here and in
+/// the crates that read headers with these functions.
 pub fn header_map(pairs: &[(&'static str, &str)]) -> HeaderMap {
     let mut map = HeaderMap::new();
     for (name, value) in pairs {

@@ -1,4 +1,5 @@
-//! The one error type of the servers, and how each error becomes an RFC 9457
+//! The one error type of every lab service (order servers, the outside
+//! services, the workshop), and how each error becomes an RFC 9457
 //! `application/problem+json` response. Client mistakes are 4xx with a
 //! detail that says what to fix; server faults are 500s whose detail hides
 //! internals (they are logged instead).
@@ -363,6 +364,7 @@ impl LabError {
     }
 }
 
+pub mod catalogue;
 mod response;
 
 /// Fallback handler for unknown paths.

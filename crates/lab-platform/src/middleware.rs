@@ -18,7 +18,7 @@ use crate::serve::Timeouts;
 /// `router`, with a trace span per request and the request deadline of `timeouts`.
 ///
 /// Past the deadline the client is answered 503 problem+json with
-/// `Retry-After`. Order work is spawned (see [`crate::work`]), so it runs
+/// `Retry-After`. Order work is spawned (see `lab_core::work`), so it runs
 /// to its end all the same, as when a client hangs up; a retry with the
 /// same key then gets its answer.
 pub fn around_routes(router: Router, timeouts: Timeouts) -> Router {
@@ -67,7 +67,7 @@ pub fn with_security_headers(router: Router, csp: HeaderValue) -> Router {
 }
 
 /// A request's span: its method and path. Not its query, which may carry
-/// a lab's secret or the teacher's token (see [`crate::step_stream`]).
+/// a lab's secret or the teacher's token (the step streams take them there).
 fn span_without_query<B>(request: &axum::http::Request<B>) -> tracing::Span {
     tracing::debug_span!(
         "request",
