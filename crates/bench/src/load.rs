@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use lab_core::{Db, DemoControls, LabError, OrderRequest, OrderServer, Outside, Steps};
+use lab_core::{Db, DemoControls, LabError, OrderRequest, OrderServer, Shop};
 use lab_wire::{IdempotencyKey, LabId, LabSecret, NewOrder};
 use naive_server::NaiveServer;
 use safe_server::SafeServer;
@@ -288,17 +288,11 @@ impl Sender {
         let Some(target) = self.target.filter(|t| t.is_direct()) else {
             return self.over_http(key, lab).await;
         };
-        let (db, request) = (self.db.clone(), request(key, lab));
+        let (shop, request) = (Shop::quiet(self.db.clone()), request(key, lab));
         answer_status(match target.server() {
-            Server::Naive => {
-                NaiveServer::place_order(db, request, Steps::off(), Outside::none()).await
-            }
-            Server::Safe => {
-                SafeServer::place_order(db, request, Steps::off(), Outside::none()).await
-            }
-            Server::Transactional => {
-                TransactionalServer::place_order(db, request, Steps::off(), Outside::none()).await
-            }
+            Server::Naive => NaiveServer::place_order(request, shop).await,
+            Server::Safe => SafeServer::place_order(request, shop).await,
+            Server::Transactional => TransactionalServer::place_order(request, shop).await,
         })
     }
 

@@ -24,6 +24,7 @@ pub mod outside;
 pub mod request;
 pub mod routes;
 pub mod server;
+pub mod shop;
 pub mod side_effects;
 pub mod standalone;
 pub mod state;
@@ -39,10 +40,11 @@ pub use orders::OrderTables;
 pub use outside::Outside;
 pub use request::{KeylessOrderRequest, OrderPost, OrderRequest};
 pub use server::{OrderServer, ServerStorage};
+pub use shop::Shop;
 pub use standalone::StandaloneArgs;
 pub use state::ServerState;
 pub use steps::{StepHub, Steps};
-pub use stored::{SaveAnswer, StoredResponse};
+pub use stored::StoredResponse;
 
 // The platform's pieces a design's handler and store use, so that a
 // design's crate reads its storage and errors from the same place as the

@@ -13,13 +13,11 @@ use lab_wire::{NewOrder, Order, Problem};
 use crate::controls::DemoControls;
 use crate::fault::Fault;
 use crate::keyless::place_without_key;
-use crate::outside::Outside;
 use crate::request::{OrderHeaders, OrderPost, OrderRequest};
+use crate::shop::Shop;
 use crate::state::ServerState;
 use crate::step_stream::stream_steps;
-use crate::steps::Steps;
 use crate::work::finish_even_if_client_leaves;
-use lab_platform::Db;
 use lab_platform::access::{CredentialHeaders, LabToChange, LabToRead};
 use lab_platform::error::{LabError, method_not_allowed, not_found};
 
@@ -28,7 +26,7 @@ use lab_platform::error::{LabError, method_not_allowed, not_found};
 /// requests, as they happen).
 pub fn order_routes<F, W>(state: ServerState, place_order: F) -> Router
 where
-    F: FnOnce(Db, OrderRequest, Steps, Outside) -> W + Clone + Send + Sync + 'static,
+    F: FnOnce(OrderRequest, Shop) -> W + Clone + Send + Sync + 'static,
     W: Future<Output = Result<Response, LabError>> + Send + 'static,
 {
     let create_order = move |State(state): State<ServerState>, request: OrderPost| {
@@ -75,7 +73,7 @@ pub async fn run_order_flow<F, W>(
     flow: F,
 ) -> Result<Response, LabError>
 where
-    F: FnOnce(Db, OrderRequest, Steps, Outside) -> W,
+    F: FnOnce(OrderRequest, Shop) -> W,
     W: Future<Output = Result<Response, LabError>> + Send + 'static,
 {
     let DemoControls {
@@ -93,7 +91,12 @@ where
     // does the same, and only a request with a key reaches the server's flow.
     let work = match request {
         OrderPost::WithKey(request) => {
-            Either::Left(flow(state.db, request, flow_steps.clone(), state.outside))
+            let shop = Shop {
+                db: state.db,
+                steps: flow_steps.clone(),
+                outside: state.outside,
+            };
+            Either::Left(flow(request, shop))
         }
         OrderPost::WithoutKey(request) => Either::Right(place_without_key(
             state.db,

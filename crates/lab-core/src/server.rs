@@ -7,11 +7,10 @@ use axum::Router;
 use axum::response::Response;
 
 use crate::orders::{OrderTables, shared_migrations};
-use crate::outside::Outside;
 use crate::request::OrderRequest;
 use crate::routes::order_routes;
+use crate::shop::Shop;
 use crate::state::ServerState;
-use crate::steps::Steps;
 use lab_platform::db::Migrations;
 use lab_platform::limits::Room;
 use lab_platform::{Db, LabError};
@@ -54,13 +53,12 @@ pub trait OrderServer: Sized + 'static {
     const STORAGE: &'static ServerStorage;
 
     /// The server's `POST /orders` flow without HTTP around it: the steps
-    /// that tell the designs apart, and its side effects through `outside`
-    /// when the request asks for them. The benchmark's baseline calls it directly.
+    /// that tell the designs apart, and its side effects through the
+    /// shop's way out when the request asks for them. The benchmark's
+    /// baseline calls it directly.
     fn place_order(
-        db: Db,
         request: OrderRequest,
-        steps: Steps,
-        outside: Outside,
+        shop: Shop,
     ) -> impl Future<Output = Result<Response, LabError>> + Send + 'static;
 
     /// The server's state over `db`, with a step hub and limits of its own.

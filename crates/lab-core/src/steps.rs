@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use lab_wire::{LabId, Step, StepKind};
+use lab_wire::{KeyFound, LabId, Step, StepKind};
 use tokio::sync::{broadcast, watch};
 
 use lab_platform::LabError;
@@ -159,6 +159,16 @@ impl Steps {
     /// A recorder that records nothing (the benchmark's baseline uses it).
     pub fn off() -> Self {
         Self { inner: None }
+    }
+
+    /// Records that the key was looked up, and whether an answer was found.
+    pub fn record_lookup(&self, answer_found: bool) {
+        let found = if answer_found {
+            KeyFound::Answer
+        } else {
+            KeyFound::Nothing
+        };
+        self.record(StepKind::KeyLookedUp { found });
     }
 
     /// Reports that the request took step `kind`.

@@ -3,10 +3,8 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use lab_wire::Order;
 use lab_wire::headers::IDEMPOTENT_REPLAYED;
-use lab_wire::{IdempotencyKey, LabId, Order};
-
-use lab_platform::{Db, DbTx, with_pool, with_tx};
 
 /// The status and JSON body of the first answer given for a key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,58 +13,6 @@ pub struct StoredResponse {
     pub status: u16,
     /// The JSON body, byte for byte as first sent.
     pub body: String,
-}
-
-/// Binds an answer's columns, in [`SaveAnswer`]'s parameter order.
-macro_rules! bind_answer {
-    ($query:expr, $stored:expr, $lab:expr, $key:expr) => {
-        $query
-            .bind(i32::from($stored.status))
-            .bind(&$stored.body)
-            .bind($lab.as_str())
-            .bind($key.as_str())
-    };
-}
-
-/// A key table's statement that records the answer on a claimed key:
-/// `$1` status, `$2` body, `$3` lab, `$4` key. Each server writes its own
-/// (its own table); whether it runs alone or inside the transaction that
-/// claimed the key is the server's design, and shows at the call.
-#[derive(Debug, Clone, Copy)]
-pub struct SaveAnswer(pub &'static str);
-
-impl SaveAnswer {
-    /// Records `stored` on `key` in a statement of its own.
-    pub async fn run(
-        self,
-        db: &Db,
-        lab: &LabId,
-        key: &IdempotencyKey,
-        stored: &StoredResponse,
-    ) -> sqlx::Result<()> {
-        with_pool!(db, |pool| {
-            bind_answer!(sqlx::query(self.0), stored, lab, key)
-                .execute(pool)
-                .await?;
-        });
-        Ok(())
-    }
-
-    /// Records `stored` on `key` inside the transaction `tx`.
-    pub async fn run_in(
-        self,
-        tx: &mut DbTx,
-        lab: &LabId,
-        key: &IdempotencyKey,
-        stored: &StoredResponse,
-    ) -> sqlx::Result<()> {
-        with_tx!(tx, |conn| {
-            bind_answer!(sqlx::query(self.0), stored, lab, key)
-                .execute(conn)
-                .await?;
-        });
-        Ok(())
-    }
 }
 
 impl StoredResponse {

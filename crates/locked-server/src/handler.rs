@@ -6,17 +6,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use axum::Router;
 use axum::response::Response;
 use lab_core::routes::order_routes;
-use lab_core::{
-    Db, LabError, OrderRequest, OrderServer, Outside, ServerState, ServerStorage, Steps,
-};
+use lab_core::{LabError, OrderRequest, OrderServer, ServerState, ServerStorage, Shop};
 use lab_wire::LabId;
 use naive_server::handler::check_then_act;
-use naive_server::naive_key_table;
-use naive_server::store::KeyTable;
 
-/// The locked server's keys: `locked_idempotency_keys`.
-const KEYS: KeyTable =
-    naive_key_table!("locked_idempotency_keys", "locked", lab_core::migrations!());
+use crate::store::KEYS;
 
 /// The naive flow behind a per-key lock in process memory.
 pub struct LockedServer;
@@ -27,23 +21,18 @@ impl OrderServer for LockedServer {
 
     /// The flow behind the locks of this whole process (what the benchmark
     /// calls directly). A server's routes have locks of their own: see [`Self::routes`].
-    async fn place_order(
-        db: Db,
-        request: OrderRequest,
-        steps: Steps,
-        outside: Outside,
-    ) -> Result<Response, LabError> {
+    async fn place_order(request: OrderRequest, shop: Shop) -> Result<Response, LabError> {
         static PROCESS: std::sync::OnceLock<KeyLocks> = std::sync::OnceLock::new();
         let locks = PROCESS.get_or_init(KeyLocks::default).clone();
-        locked_flow(locks, db, request, steps, outside).await
+        locked_flow(locks, request, shop).await
     }
 
     /// The routes of one server process: each call makes one, with locks
     /// (memory) of its own, as a replica of the lab (`--replicas`) has.
     fn routes(state: ServerState) -> Router {
         let locks = KeyLocks::default();
-        order_routes(state, move |db, request, steps, outside| {
-            locked_flow(locks, db, request, steps, outside)
+        order_routes(state, move |request, shop| {
+            locked_flow(locks, request, shop)
         })
     }
 }
@@ -51,15 +40,13 @@ impl OrderServer for LockedServer {
 /// Takes the key's lock, then runs the naive flow while holding it.
 async fn locked_flow(
     locks: KeyLocks,
-    db: Db,
     request: OrderRequest,
-    steps: Steps,
-    outside: Outside,
+    shop: Shop,
 ) -> Result<Response, LabError> {
     let lock = locks.of(&request.lab, request.key.as_str());
     // A second request with this key waits here, in this process only.
     let held = lock.lock().await;
-    let answer = check_then_act(&KEYS, db, request, steps, outside).await;
+    let answer = check_then_act(&KEYS, request, shop).await;
     drop(held);
     locks.forget_if_unused(lock);
     answer

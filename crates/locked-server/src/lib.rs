@@ -11,5 +11,6 @@
 //! server's, over a key table of this server's own.
 
 pub mod handler;
+pub mod store;
 
 pub use handler::LockedServer;

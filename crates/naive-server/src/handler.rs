@@ -4,10 +4,8 @@
 
 use axum::response::Response;
 use lab_core::side_effects::charge_and_email_in_request;
-use lab_core::{
-    Db, LabError, OrderRequest, OrderServer, Outside, ServerStorage, Steps, StoredResponse,
-};
-use lab_wire::{KeyFound, StepKind};
+use lab_core::{LabError, OrderRequest, OrderServer, ServerStorage, Shop, StoredResponse};
+use lab_wire::StepKind;
 
 use crate::store::{self, KeyTable};
 
@@ -20,40 +18,23 @@ impl OrderServer for NaiveServer {
     const STORAGE: &'static ServerStorage = store::STORAGE;
 
     /// The flow of `POST /orders`, run to the end even if the client leaves.
-    async fn place_order(
-        db: Db,
-        request: OrderRequest,
-        steps: Steps,
-        outside: Outside,
-    ) -> Result<Response, LabError> {
-        check_then_act(&store::KEYS, db, request, steps, outside).await
+    async fn place_order(request: OrderRequest, shop: Shop) -> Result<Response, LabError> {
+        check_then_act(&store::KEYS, request, shop).await
     }
 }
 
 /// The naive flow over the key table `keys`: look, create, save.
 pub async fn check_then_act(
     keys: &KeyTable,
-    db: Db,
     request: OrderRequest,
-    steps: Steps,
-    outside: Outside,
+    shop: Shop,
 ) -> Result<Response, LabError> {
-    let OrderRequest {
-        lab,
-        key,
-        order,
-        controls,
-    } = request;
+    let Shop { db, steps, outside } = shop;
+    let (lab, key, controls) = (&request.lab, &request.key, &request.controls);
 
     // Step 1: have we answered this key before? If so, answer the same.
-    let found = keys.find_response(&db, &lab, &key).await?;
-    steps.record(StepKind::KeyLookedUp {
-        found: if found.is_some() {
-            KeyFound::Answer
-        } else {
-            KeyFound::Nothing
-        },
-    });
+    let found = keys.find_response(&db, lab, key).await?;
+    steps.record_lookup(found.is_some());
     if let Some(stored) = found {
         return Ok(stored.replay());
     }
@@ -63,11 +44,8 @@ pub async fn check_then_act(
     controls.slow_part(&steps).await;
 
     // Step 2: do the work.
-    let order = keys
-        .storage
-        .order_tables
-        .insert_order(&db, &lab, &key, &order)
-        .await?;
+    let tables = &keys.storage.order_tables;
+    let order = tables.insert_order(&db, lab, key, &request.order).await?;
     steps.record(StepKind::OrderInserted);
     if controls.crashes_after_create() {
         // The order exists; the key is never saved, so a retry orders again.
@@ -75,13 +53,13 @@ pub async fn check_then_act(
     }
     // With side effects: charge the card and e-mail the receipt, here, in
     // the request. Every racing duplicate that got this far charges too.
-    let merchant = keys.storage.order_tables.server;
-    charge_and_email_in_request(&outside, merchant, &lab, &order, &controls, &steps).await?;
+    charge_and_email_in_request(&outside, tables.server, lab, &order, controls, &steps).await?;
 
     // Step 3: remember the answer for retries. Nothing stops a second row
     // for the same key: the table has no unique constraint.
     let stored = StoredResponse::created(&order);
-    keys.save_response(&db, &lab, &key, &stored, controls.key_expires_at())
+    let expires_at = controls.key_expires_at();
+    keys.save_response(&db, lab, key, &stored, expires_at)
         .await?;
     steps.record(StepKind::ResponseSaved);
     Ok(stored.first_response())

@@ -1,12 +1,13 @@
 //! The naive server's SQL. Each query is written once and runs on both
-//! SQLite and PostgreSQL (see `lab_core::with_pool!`).
+//! SQLite and PostgreSQL (see `lab_platform::with_pool!`).
 //!
-//! The statements name their key table through [`naive_key_table!`], so the
-//! locked server (the same flow behind a lock in process memory) keeps its
-//! keys in a table of its own with the same SQL.
+//! The flow reads and writes keys through a [`KeyTable`], so the locked
+//! server (the same flow behind a lock in process memory) runs it over a
+//! table of its own, with statements of its own (its `store.rs`).
 
 use chrono::{DateTime, Utc};
-use lab_core::{Db, ServerStorage, StoredResponse, with_pool, with_reader};
+use lab_core::server::ExpiredKeys;
+use lab_core::{Db, OrderTables, ServerStorage, StoredResponse, with_pool, with_reader};
 use lab_wire::{IdempotencyKey, LabId};
 
 /// A key table of the naive design: where its flow looks keys up and saves them.
@@ -20,55 +21,33 @@ pub struct KeyTable {
     pub storage: &'static ServerStorage,
 }
 
-/// A [`KeyTable`] and the [`ServerStorage`] of the server `$server`, whose
-/// keys are in the table `$table` (created by that server's migrations:
-/// `lab_id`, `idempotency_key`, `status_code`, `response_body`,
-/// `created_at`, `expires_at`, and no unique constraint).
-#[macro_export]
-macro_rules! naive_key_table {
-    ($table:literal, $server:literal, $migrations:expr) => {
-        $crate::store::KeyTable {
-            find: concat!(
-                "SELECT status_code, response_body FROM ", $table,
-                " WHERE lab_id = $1 AND idempotency_key = $2 AND (expires_at IS NULL OR expires_at > $3) \
-                 ORDER BY created_at LIMIT 1"
-            ),
-            save: concat!(
-                "INSERT INTO ", $table,
-                " (lab_id, idempotency_key, status_code, response_body, created_at, expires_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6)"
-            ),
-            storage: &::lab_core::ServerStorage {
-                order_tables: ::lab_core::OrderTables {
-                    server: $server,
-                    delete_keys: concat!("DELETE FROM ", $table, " WHERE lab_id = $1"),
-                },
-                expired_keys: ::lab_core::server::ExpiredKeys {
-                    table: $table,
-                    // Deletes up to `$2` keys that expired before `$1`.
-                    delete_batch: concat!(
-                        "DELETE FROM ", $table, " WHERE expires_at <= $1 \
-                         AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key FROM ", $table,
-                        " WHERE expires_at <= $1 LIMIT $2)"
-                    ),
-                    // Deletes up to `$2` keys created before `$1` in labs with no order here since `$1`.
-                    delete_idle_batch: concat!(
-                        "DELETE FROM ", $table, " WHERE created_at < $1 AND lab_id NOT IN \
-                         (SELECT lab_id FROM lab_orders WHERE server = '", $server, "' AND created_at >= $1) \
-                         AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key FROM ", $table,
-                        " WHERE created_at < $1 AND lab_id NOT IN \
-                         (SELECT lab_id FROM lab_orders WHERE server = '", $server, "' AND created_at >= $1) LIMIT $2)"
-                    ),
-                },
-                migrations: $migrations,
-            },
-        }
-    };
-}
-
-/// The naive server's keys: `naive_idempotency_keys`.
-pub const KEYS: KeyTable =
-    naive_key_table!("naive_idempotency_keys", "naive", lab_core::migrations!());
+/// The naive server's keys: `naive_idempotency_keys` (no unique constraint).
+pub const KEYS: KeyTable = KeyTable {
+    find: "SELECT status_code, response_body FROM naive_idempotency_keys \
+           WHERE lab_id = $1 AND idempotency_key = $2 AND (expires_at IS NULL OR expires_at > $3) \
+           ORDER BY created_at LIMIT 1",
+    save: "INSERT INTO naive_idempotency_keys \
+           (lab_id, idempotency_key, status_code, response_body, created_at, expires_at) \
+           VALUES ($1, $2, $3, $4, $5, $6)",
+    storage: &ServerStorage {
+        order_tables: OrderTables {
+            server: "naive",
+            delete_keys: "DELETE FROM naive_idempotency_keys WHERE lab_id = $1",
+        },
+        expired_keys: ExpiredKeys {
+            table: "naive_idempotency_keys",
+            delete_batch: "DELETE FROM naive_idempotency_keys WHERE expires_at <= $1 \
+                AND (lab_id, idempotency_key) IN \
+                (SELECT lab_id, idempotency_key FROM naive_idempotency_keys WHERE expires_at <= $1 LIMIT $2)",
+            delete_idle_batch: "DELETE FROM naive_idempotency_keys WHERE created_at < $1 AND lab_id NOT IN \
+                (SELECT lab_id FROM lab_orders WHERE server = 'naive' AND created_at >= $1) \
+                AND (lab_id, idempotency_key) IN (SELECT lab_id, idempotency_key FROM naive_idempotency_keys \
+                WHERE created_at < $1 AND lab_id NOT IN \
+                (SELECT lab_id FROM lab_orders WHERE server = 'naive' AND created_at >= $1) LIMIT $2)",
+        },
+        migrations: lab_core::migrations!(),
+    },
+};
 
 /// Where the naive server keeps its orders and keys.
 pub const STORAGE: &ServerStorage = KEYS.storage;

@@ -15,7 +15,8 @@
 use axum::response::Response;
 use lab_core::outside::Outside;
 use lab_core::side_effects::{Charge, charge_recorded};
-use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerStorage, Steps, StoredResponse};
+use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerStorage};
+use lab_core::{Shop, Steps, StoredResponse};
 use lab_wire::{IdempotencyKey, KeyFound, LabId, Order, StepKind};
 
 use crate::store::{self, Claim, ClaimTerms, RecoveryPoint};
@@ -28,19 +29,16 @@ impl OrderServer for PhasedServer {
     const STORAGE: &'static ServerStorage = &store::STORAGE;
 
     /// The flow of `POST /orders`, run to the end even if the client leaves.
-    async fn place_order(
-        db: Db,
-        request: OrderRequest,
-        steps: Steps,
-        outside: Outside,
-    ) -> Result<Response, LabError> {
+    async fn place_order(request: OrderRequest, shop: Shop) -> Result<Response, LabError> {
+        let (lab, key) = (request.lab.clone(), request.key.clone());
+        let Shop { db, steps, outside } = shop;
         let fingerprint = request.fingerprint();
         let terms = ClaimTerms {
             fingerprint: &fingerprint,
             expires_at: request.controls.key_expires_at(),
             locked_until: request.controls.locked_until(),
         };
-        let point = match store::claim(&db, &request.lab, &request.key, &terms).await? {
+        let point = match store::claim(&db, &lab, &key, &terms).await? {
             Claim::New => {
                 steps.record(StepKind::KeyClaimed);
                 RecoveryPoint::Started
@@ -53,9 +51,7 @@ impl OrderServer for PhasedServer {
                 fingerprint: claimed_by,
                 stored,
             } => {
-                steps.record(StepKind::KeyLookedUp {
-                    found: KeyFound::Answer,
-                });
+                steps.record_lookup(true);
                 if claimed_by != fingerprint {
                     return Err(LabError::KeyReused);
                 }
@@ -74,7 +70,6 @@ impl OrderServer for PhasedServer {
                 });
             }
         };
-        let (lab, key) = (request.lab.clone(), request.key.clone());
         let result = run_phases(&db, request, point, &steps, &outside).await;
         if let Err(error) = &result {
             // A failure we noticed (not a crash, not a lost key) lets the

@@ -6,9 +6,8 @@
 
 use axum::response::Response;
 use lab_core::side_effects::charge_and_email_in_request;
-use lab_core::{
-    Db, LabError, OrderRequest, OrderServer, Outside, ServerStorage, Steps, StoredResponse,
-};
+use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerStorage};
+use lab_core::{Shop, Steps, StoredResponse};
 use lab_wire::{IdempotencyKey, KeyFound, LabId, StepKind};
 
 use crate::store::{self, Claim, ClaimTerms, KeyState};
@@ -22,34 +21,20 @@ impl OrderServer for SafeServer {
     const STORAGE: &'static ServerStorage = &store::STORAGE;
 
     /// The flow of `POST /orders`, run to the end even if the client leaves.
-    async fn place_order(
-        db: Db,
-        request: OrderRequest,
-        steps: Steps,
-        outside: Outside,
-    ) -> Result<Response, LabError> {
+    async fn place_order(request: OrderRequest, shop: Shop) -> Result<Response, LabError> {
         let fingerprint = request.fingerprint();
-        let OrderRequest {
-            lab,
-            key,
-            order,
-            controls,
-        } = request;
+        let (lab, key, controls) = (&request.lab, &request.key, &request.controls);
+        let Shop { db, steps, outside } = shop;
 
         // Step 1: claim the key. Of any number of requests racing here, the
         // UNIQUE constraint lets exactly one insert succeed; every other one gets
         // a unique violation. No `if` of ours decides this, so no timing can fool it.
         let token = uuid::Uuid::new_v4().simple().to_string();
-        let terms = ClaimTerms {
-            fingerprint: &fingerprint,
-            expires_at: controls.key_expires_at(),
-            locked_until: controls.locked_until(),
-            token: &token,
-        };
-        match store::claim_key(&db, &lab, &key, &terms).await? {
+        let terms = ClaimTerms::of(&fingerprint, controls, &token);
+        match store::claim_key(&db, lab, key, &terms).await? {
             Claim::AlreadyClaimed => {
                 steps.record(StepKind::KeyConflict);
-                return answer_duplicate(&db, &lab, &key, &fingerprint, &steps).await;
+                return answer_duplicate(&db, lab, key, &fingerprint, &steps).await;
             }
             Claim::Won => steps.record(StepKind::KeyClaimed),
             Claim::TookOver { claimed_at } => {
@@ -57,14 +42,8 @@ impl OrderServer for SafeServer {
                 // The request that claimed the key died without answering, but
                 // it may have written its order first (the three steps are three
                 // statements). Finish its work instead of doing it twice.
-                if let Some(earlier) = store::STORAGE
-                    .order_tables
-                    .order_written_since(&db, &lab, &key, claimed_at)
-                    .await?
-                {
+                if let Some(stored) = store::recover_order(&db, lab, key, claimed_at).await? {
                     steps.record(StepKind::OrderRecovered);
-                    let stored = StoredResponse::created(&earlier);
-                    store::SAVE_RESPONSE.run(&db, &lab, &key, &stored).await?;
                     steps.record(StepKind::ResponseSaved);
                     return Ok(stored.replay());
                 }
@@ -75,33 +54,20 @@ impl OrderServer for SafeServer {
         // every latecomer already lost the claim.
         controls.slow_part(&steps).await;
 
-        // Step 2: do the work. If it fails, release the claim so that a retry
-        // is not stuck behind a key that will never get an answer.
-        let inserted = if controls.fencing {
-            // A lock can run out while its request is still at work, and a
-            // retry take the claim over: then this write must not happen.
-            match store::insert_order_fenced(&db, &lab, &key, &token, &order).await {
-                Ok(None) => {
-                    steps.record(StepKind::FencedOut);
-                    return Err(LabError::ClaimLost);
-                }
-                Ok(Some(created)) => Ok(created),
-                Err(error) => Err(error),
+        // Step 2: do the work. With fencing, only while the claim is still
+        // ours: a lock can run out while its request is at work, and a retry
+        // take the claim over. If the work fails, release the claim so that
+        // a retry is not stuck behind a key that will never get an answer.
+        let fence = controls.fencing.then_some(token.as_str());
+        let created = match store::insert_order(&db, lab, key, &request.order, fence).await {
+            Ok(Some(created)) => created,
+            Ok(None) => {
+                steps.record(StepKind::FencedOut);
+                return Err(LabError::ClaimLost);
             }
-        } else {
-            store::STORAGE
-                .order_tables
-                .insert_order(&db, &lab, &key, &order)
-                .await
-        };
-        let created = match inserted {
-            Ok(created) => created,
             Err(error) => {
-                match store::release_key(&db, &lab, &key).await {
-                    Ok(()) => steps.record(StepKind::KeyReleased),
-                    Err(release_error) => {
-                        tracing::error!(%release_error, key = %key, "could not release the key of a failed order")
-                    }
+                if store::release_key(&db, lab, key).await {
+                    steps.record(StepKind::KeyReleased);
                 }
                 return Err(error);
             }
@@ -114,12 +80,11 @@ impl OrderServer for SafeServer {
         }
         // With side effects: charge and e-mail, in the request. A crash from
         // here on leaves the order, which a takeover recovers uncharged.
-        charge_and_email_in_request(&outside, Self::NAME, &lab, &created, &controls, &steps)
-            .await?;
+        charge_and_email_in_request(&outside, Self::NAME, lab, &created, controls, &steps).await?;
 
         // Step 3: save the answer on the key, for retries to replay.
         let stored = StoredResponse::created(&created);
-        store::SAVE_RESPONSE.run(&db, &lab, &key, &stored).await?;
+        store::save_answer(&db, lab, key, &stored).await?;
         steps.record(StepKind::ResponseSaved);
         Ok(stored.first_response())
     }

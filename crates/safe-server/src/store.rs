@@ -1,11 +1,11 @@
 //! The safe server's SQL. Each query is written once and runs on both
-//! SQLite and PostgreSQL (see `lab_core::with_pool!`).
+//! SQLite and PostgreSQL (see `lab_platform::with_pool!`).
 
 use chrono::{DateTime, SubsecRound, Utc};
 use lab_core::server::ExpiredKeys;
 use lab_core::{
-    Db, LabError, OrderTables, SaveAnswer, ServerStorage, StoredResponse, UniqueInsert, with_pool,
-    with_reader, with_tx,
+    Db, DemoControls, LabError, OrderTables, ServerStorage, StoredResponse, UniqueInsert,
+    with_pool, with_reader, with_tx,
 };
 use lab_wire::{IdempotencyKey, LabId, NewOrder, Order};
 
@@ -73,6 +73,19 @@ pub struct ClaimTerms<'a> {
     pub locked_until: DateTime<Utc>,
     /// This claim's fencing token, new for each claim and takeover.
     pub token: &'a str,
+}
+
+impl<'a> ClaimTerms<'a> {
+    /// The terms of a claim by the request with `fingerprint`, as its
+    /// demo controls set them (retention, lock), under `token`.
+    pub fn of(fingerprint: &'a str, controls: &DemoControls, token: &'a str) -> Self {
+        Self {
+            fingerprint,
+            expires_at: controls.key_expires_at(),
+            locked_until: controls.locked_until(),
+            token,
+        }
+    }
 }
 
 /// Inserts the key with no response yet; a duplicate is refused by the
@@ -162,17 +175,22 @@ async fn take_over_abandoned_claim(
     })
 }
 
-/// Writes the order only while the key still carries `token` (fencing):
-/// in one transaction, the key's row is checked (and, on PostgreSQL,
-/// locked, so a takeover waits for the commit) before the order goes in.
-/// `Ok(None)` if the claim was taken over: the write is refused.
-pub async fn insert_order_fenced(
+/// Writes the order. With `fence` (the claim's token), only while the key
+/// still carries that token: in one transaction, the key's row is checked
+/// (and, on PostgreSQL, locked, so a takeover waits for the commit) before
+/// the order goes in. `Ok(None)` if the claim was taken over meanwhile:
+/// the write is refused.
+pub async fn insert_order(
     db: &Db,
     lab: &LabId,
     key: &IdempotencyKey,
-    token: &str,
     order: &NewOrder,
+    fence: Option<&str>,
 ) -> Result<Option<Order>, LabError> {
+    let Some(token) = fence else {
+        let tables = &STORAGE.order_tables;
+        return Ok(Some(tables.insert_order(db, lab, key, order).await?));
+    };
     let mut tx = db.begin_for(lab).await?;
     let still_ours = with_tx!(&mut tx, |conn| {
         sqlx::query(
@@ -196,6 +214,24 @@ pub async fn insert_order_fenced(
         .await?;
     tx.commit().await?;
     Ok(Some(created))
+}
+
+/// After a takeover: the order the abandoned claim's request wrote before
+/// it died (at or after `claimed_at`), if it wrote one, with its answer
+/// now saved on the key.
+pub async fn recover_order(
+    db: &Db,
+    lab: &LabId,
+    key: &IdempotencyKey,
+    claimed_at: DateTime<Utc>,
+) -> Result<Option<StoredResponse>, LabError> {
+    let tables = &STORAGE.order_tables;
+    let Some(earlier) = tables.order_written_since(db, lab, key, claimed_at).await? else {
+        return Ok(None);
+    };
+    let stored = StoredResponse::created(&earlier);
+    save_answer(db, lab, key, &stored).await?;
+    Ok(Some(stored))
 }
 
 /// Deletes the claim on `key` if it was answered and has expired; says whether it did.
@@ -243,14 +279,33 @@ pub async fn key_state(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Resu
 /// Records the answer on the claimed key, for retries to replay. A
 /// statement of its own, after the order's: a crash in between leaves an
 /// order whose claim has no answer.
-pub const SAVE_RESPONSE: SaveAnswer = SaveAnswer(
-    "UPDATE safe_idempotency_keys SET status_code = $1, response_body = $2 \
-     WHERE lab_id = $3 AND idempotency_key = $4",
-);
-
-/// Deletes an unanswered claim, so a retry can claim the key again.
-pub async fn release_key(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Result<()> {
+pub async fn save_answer(
+    db: &Db,
+    lab: &LabId,
+    key: &IdempotencyKey,
+    stored: &StoredResponse,
+) -> sqlx::Result<()> {
     with_pool!(db, |pool| {
+        sqlx::query(
+            "UPDATE safe_idempotency_keys SET status_code = $1, response_body = $2 \
+             WHERE lab_id = $3 AND idempotency_key = $4",
+        )
+        .bind(i32::from(stored.status))
+        .bind(&stored.body)
+        .bind(lab.as_str())
+        .bind(key.as_str())
+        .execute(pool)
+        .await?;
+    });
+    Ok(())
+}
+
+/// Deletes the unanswered claim of a request whose work failed, so that a
+/// retry is not stuck behind a key that will never get an answer. Says
+/// whether it did; a failure to release is logged (the claim's lock runs
+/// out in the end, and a retry takes it over then).
+pub async fn release_key(db: &Db, lab: &LabId, key: &IdempotencyKey) -> bool {
+    let released = with_pool!(db, |pool| {
         sqlx::query(
             "DELETE FROM safe_idempotency_keys \
              WHERE lab_id = $1 AND idempotency_key = $2 AND status_code IS NULL",
@@ -258,9 +313,13 @@ pub async fn release_key(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Re
         .bind(lab.as_str())
         .bind(key.as_str())
         .execute(pool)
-        .await?;
+        .await
+        .map(|_| ())
     });
-    Ok(())
+    if let Err(error) = &released {
+        tracing::error!(%error, key = %key, "could not release the key of a failed order");
+    }
+    released.is_ok()
 }
 
 /// Where the safe server keeps its orders and keys.

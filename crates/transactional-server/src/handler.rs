@@ -4,10 +4,9 @@
 
 use axum::response::Response;
 use lab_core::side_effects::charge_and_email_in_request;
-use lab_core::{
-    Db, LabError, OrderRequest, OrderServer, Outside, ServerStorage, Steps, StoredResponse,
-};
-use lab_wire::{IdempotencyKey, KeyFound, LabId, StepKind};
+use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerStorage};
+use lab_core::{Shop, Steps, StoredResponse};
+use lab_wire::{IdempotencyKey, LabId, StepKind};
 
 use crate::store::{self, Claim};
 
@@ -20,31 +19,16 @@ impl OrderServer for TransactionalServer {
     const STORAGE: &'static ServerStorage = &store::STORAGE;
 
     /// The flow of `POST /orders`, run to the end even if the client leaves.
-    async fn place_order(
-        db: Db,
-        request: OrderRequest,
-        steps: Steps,
-        outside: Outside,
-    ) -> Result<Response, LabError> {
+    async fn place_order(request: OrderRequest, shop: Shop) -> Result<Response, LabError> {
+        let Shop { db, steps, outside } = shop;
+        let (lab, key) = (&request.lab, &request.key);
         let fingerprint = request.fingerprint();
-        let OrderRequest {
-            lab,
-            key,
-            order,
-            controls,
-        } = request;
 
         // A quick look first, so a retry of a finished request is answered
         // without opening a transaction. It only ever finds committed answers;
         // it decides nothing about requests still running.
-        let found = store::find_answer(&db, &lab, &key).await?;
-        steps.record(StepKind::KeyLookedUp {
-            found: if found.is_some() {
-                KeyFound::Answer
-            } else {
-                KeyFound::Nothing
-            },
-        });
+        let found = store::find_answer(&db, lab, key).await?;
+        steps.record_lookup(found.is_some());
         if let Some((claimed_by, stored)) = found {
             return replay_if_same_request(stored, &claimed_by, &fingerprint);
         }
@@ -56,6 +40,7 @@ impl OrderServer for TransactionalServer {
         // file, every learner's lab included: there the slow part runs first,
         // so the transaction lasts milliseconds (racing duplicates then each
         // wait, and the constraint still lets one order through).
+        let controls = &request.controls;
         let slow_part_in_transaction = db.locks_only_written_rows();
         if !slow_part_in_transaction {
             controls.slow_part(&steps).await;
@@ -64,16 +49,16 @@ impl OrderServer for TransactionalServer {
         // Step 1: claim the key, inside the transaction. The UNIQUE constraint
         // refuses a second claim, and PostgreSQL makes a racing insert of the
         // same key wait until this transaction ends, to see whether it committed.
-        let mut tx = db.begin_for(&lab).await?;
+        let mut tx = db.begin_for(lab).await?;
         steps.record(StepKind::TransactionBegun);
         let terms = store::ClaimTerms {
             fingerprint: &fingerprint,
             expires_at: controls.key_expires_at(),
         };
-        if store::claim_key(&mut tx, &lab, &key, &terms).await? == Claim::AlreadyClaimed {
+        if store::claim_key(&mut tx, lab, key, &terms).await? == Claim::AlreadyClaimed {
             steps.record(StepKind::KeyConflict);
             roll_back(tx, &steps).await;
-            return answer_duplicate(&db, &lab, &key, &fingerprint).await;
+            return answer_duplicate(&db, lab, key, &fingerprint).await;
         }
         steps.record(StepKind::KeyClaimed);
         if slow_part_in_transaction {
@@ -83,7 +68,7 @@ impl OrderServer for TransactionalServer {
         // Step 2: do the work, in the same transaction.
         let created = store::STORAGE
             .order_tables
-            .insert_order_in(&mut tx, db.orders_per_lab(), &lab, &key, &order)
+            .insert_order_in(&mut tx, db.orders_per_lab(), lab, key, &request.order)
             .await?;
         steps.record(StepKind::OrderInserted);
         if controls.crashes_after_create() {
@@ -98,8 +83,7 @@ impl OrderServer for TransactionalServer {
         // claim vanish, the charge and the e-mail stay, and the retry,
         // finding nothing, charges and e-mails again.
         if let Err(error) =
-            charge_and_email_in_request(&outside, Self::NAME, &lab, &created, &controls, &steps)
-                .await
+            charge_and_email_in_request(&outside, Self::NAME, lab, &created, controls, &steps).await
         {
             if !matches!(error, LabError::SimulatedCrash) {
                 roll_back(tx, &steps).await;
@@ -109,9 +93,7 @@ impl OrderServer for TransactionalServer {
 
         // Step 3: save the answer on the key, and commit all three at once.
         let stored = StoredResponse::created(&created);
-        store::SAVE_RESPONSE
-            .run_in(&mut tx, &lab, &key, &stored)
-            .await?;
+        store::save_answer_in(&mut tx, lab, key, &stored).await?;
         steps.record(StepKind::ResponseSaved);
         tx.commit().await?;
         steps.record(StepKind::Committed);

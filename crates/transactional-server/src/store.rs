@@ -1,12 +1,11 @@
 //! The transactional server's SQL. Each query is written once and runs on
-//! both SQLite and PostgreSQL (see `lab_core::with_pool!`); the writes run
-//! inside the request's one transaction (`lab_core::with_tx!`).
+//! both SQLite and PostgreSQL (see `lab_platform::with_pool!`); the writes run
+//! inside the request's one transaction (`lab_platform::with_tx!`).
 
 use chrono::{DateTime, SubsecRound, Utc};
 use lab_core::server::ExpiredKeys;
 use lab_core::{
-    Db, DbTx, OrderTables, SaveAnswer, ServerStorage, StoredResponse, UniqueInsert, with_reader,
-    with_tx,
+    Db, DbTx, OrderTables, ServerStorage, StoredResponse, UniqueInsert, with_reader, with_tx,
 };
 use lab_wire::{IdempotencyKey, LabId};
 
@@ -101,11 +100,28 @@ pub async fn claim_key(
     })
 }
 
-/// Records the answer on the key claimed in the request's transaction.
-pub const SAVE_RESPONSE: SaveAnswer = SaveAnswer(
-    "UPDATE transactional_idempotency_keys SET status_code = $1, response_body = $2 \
-     WHERE lab_id = $3 AND idempotency_key = $4",
-);
+/// Records the answer on the key claimed in the request's transaction,
+/// `tx`: it commits with the claim and the order, or not at all.
+pub async fn save_answer_in(
+    tx: &mut DbTx,
+    lab: &LabId,
+    key: &IdempotencyKey,
+    stored: &StoredResponse,
+) -> sqlx::Result<()> {
+    with_tx!(tx, |conn| {
+        sqlx::query(
+            "UPDATE transactional_idempotency_keys SET status_code = $1, response_body = $2 \
+             WHERE lab_id = $3 AND idempotency_key = $4",
+        )
+        .bind(i32::from(stored.status))
+        .bind(&stored.body)
+        .bind(lab.as_str())
+        .bind(key.as_str())
+        .execute(conn)
+        .await?;
+    });
+    Ok(())
+}
 
 /// Where the transactional server keeps its orders and keys.
 pub static STORAGE: ServerStorage = ServerStorage {
