@@ -62,6 +62,41 @@ impl Attempt {
         }
     }
 
+    /// Whether this is a new order: `201` without `Idempotent-Replayed`.
+    pub fn is_new_order(&self) -> bool {
+        matches!(
+            self,
+            Self::Answered {
+                status: 201,
+                replayed: false,
+                ..
+            }
+        )
+    }
+
+    /// Whether this is an earlier answer replayed: `201` with
+    /// `Idempotent-Replayed: true`.
+    pub fn is_replay(&self) -> bool {
+        matches!(
+            self,
+            Self::Answered {
+                status: 201,
+                replayed: true,
+                ..
+            }
+        )
+    }
+
+    /// Whether this carries an order: `201`, new or replayed.
+    pub fn is_order(&self) -> bool {
+        matches!(self, Self::Answered { status: 201, .. })
+    }
+
+    /// Whether the connection ended without an answer.
+    pub fn is_unanswered(&self) -> bool {
+        matches!(self, Self::NoResponse(_))
+    }
+
     /// The order in a `201` body.
     pub fn order(&self) -> Order {
         match self {

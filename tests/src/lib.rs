@@ -9,6 +9,7 @@ pub mod backend;
 pub mod browser;
 pub mod catalogue;
 pub mod client;
+pub mod design;
 pub mod lab;
 pub mod learner;
 pub mod seeds;
@@ -18,6 +19,7 @@ pub mod workshop;
 
 pub use backend::Backend;
 pub use client::{Attempt, TestServer, new_key, spawn_lab, spawn_lab_on, spawn_server};
+pub use design::{AfterACrash, CopiesAtOnce, Promises};
 pub use learner::{Learner, Role};
 pub use steps::StepStream;
 
@@ -26,37 +28,11 @@ pub use steps::StepStream;
 /// test's process) would pass a soft limit of 1024.
 pub use lab_platform::serve::raise_open_files_limit;
 
-/// Writes one test per (server, backend) pair, each calling the generic
-/// test function `$name::<Server>(Backend)`: `naive_on_sqlite`,
-/// `naive_on_postgres`, and the same for `safe` and `transactional`.
-#[macro_export]
-macro_rules! on_every_server_and_backend {
-    ($($name:ident),+ $(,)?) => {$(
-        mod $name {
-            use $crate::Backend;
-            use naive_server::NaiveServer;
-            use safe_server::SafeServer;
-            use transactional_server::TransactionalServer;
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn naive_on_sqlite() { super::$name::<NaiveServer>(Backend::Sqlite).await }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn naive_on_postgres() { super::$name::<NaiveServer>(Backend::Postgres).await }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn safe_on_sqlite() { super::$name::<SafeServer>(Backend::Sqlite).await }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn safe_on_postgres() { super::$name::<SafeServer>(Backend::Postgres).await }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn transactional_on_sqlite() { super::$name::<TransactionalServer>(Backend::Sqlite).await }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-            async fn transactional_on_postgres() { super::$name::<TransactionalServer>(Backend::Postgres).await }
-        }
-    )+};
-}
-
 /// Writes one test per (design, backend) pair for all five designs, each
 /// calling `$name::<Server>(Backend)`: `naive_on_sqlite`, …,
-/// `phased_on_postgres`.
+/// `phased_on_postgres`. The server matrix: a test that holds for some
+/// designs only asserts each design's [`Promises`] instead of leaving the
+/// others out.
 #[macro_export]
 macro_rules! on_every_design_and_backend {
     ($($name:ident),+ $(,)?) => {$(
@@ -92,7 +68,7 @@ macro_rules! on_every_design_and_backend {
     )+};
 }
 
-/// Like [`on_every_server_and_backend!`], for the two designs that guard
+/// Like [`on_every_design_and_backend!`], for the two designs that guard
 /// the key with a constraint: `safe_on_sqlite`, `safe_on_postgres`,
 /// `transactional_on_sqlite`, `transactional_on_postgres`.
 #[macro_export]

@@ -1,9 +1,12 @@
-//! The race: many requests with one key at once. Only the database's
-//! UNIQUE constraint closes it, so here the two servers must differ.
+//! The race: many requests with one key at once, on every design. The
+//! naive check-then-insert keeps several orders (asserted: it is the
+//! lesson); every other design keeps one, each in its own way.
 
 use futures::future::join_all;
-use lab_e2e::{Attempt, Backend, TestServer, new_key, on_both_backends, spawn_server};
-use naive_server::NaiveServer;
+use lab_e2e::{
+    Attempt, Backend, CopiesAtOnce, Promises, TestServer, new_key, on_both_backends,
+    on_every_design_and_backend, spawn_server,
+};
 use safe_server::SafeServer;
 use transactional_server::TransactionalServer;
 
@@ -11,11 +14,9 @@ const COPIES: usize = 8;
 const TRIALS: usize = 10;
 const RACE_WINDOW_MS: u64 = 200;
 
+on_every_design_and_backend!(copies_of_one_request_sent_at_once_leave_what_the_design_promises);
 on_both_backends!(
-    concurrent_requests_with_one_key_create_duplicates_on_the_naive_server,
-    concurrent_requests_with_one_key_create_one_order_on_the_safe_server,
     a_duplicate_during_the_first_request_gets_409_then_the_replay_on_the_safe_server,
-    concurrent_requests_with_one_key_create_one_order_on_the_transactional_server,
     a_duplicate_during_the_first_request_waits_and_gets_the_replay_on_the_transactional_server,
 );
 
@@ -24,57 +25,58 @@ async fn send_copies_at_once(server: &TestServer, key: &str) -> Vec<Attempt> {
     join_all((0..COPIES).map(|_| server.place_slowly(key, RACE_WINDOW_MS))).await
 }
 
-async fn concurrent_requests_with_one_key_create_duplicates_on_the_naive_server(backend: Backend) {
-    let server = spawn_server::<NaiveServer>(backend).await;
-    let mut trials_with_duplicates = 0;
-    let mut counts = Vec::new();
-    for _ in 0..TRIALS {
-        let key = new_key();
-        send_copies_at_once(&server, &key).await;
-        let orders_for_key = server
-            .orders()
-            .await
-            .iter()
-            .filter(|order| order.idempotency_key == key)
-            .count();
-        counts.push(orders_for_key);
-        if orders_for_key > 1 {
-            trials_with_duplicates += 1;
-        }
-    }
-    assert!(
-        trials_with_duplicates >= 9,
-        "the naive check-then-insert should race in at least 9 of {TRIALS} trials; orders per trial: {counts:?}"
-    );
-}
-
-async fn concurrent_requests_with_one_key_create_one_order_on_the_safe_server(backend: Backend) {
-    let server = spawn_server::<SafeServer>(backend).await;
+async fn copies_of_one_request_sent_at_once_leave_what_the_design_promises<S: Promises>(
+    backend: Backend,
+) {
+    let server = spawn_server::<S>(backend).await;
+    let mut orders_per_trial = Vec::new();
     for trial in 0..TRIALS {
         let key = new_key();
         let attempts = send_copies_at_once(&server, &key).await;
-
         let orders: Vec<_> = server
             .orders()
             .await
             .into_iter()
             .filter(|order| order.idempotency_key == key)
             .collect();
+        orders_per_trial.push(orders.len());
+        let made = attempts.iter().filter(|attempt| attempt.is_new_order());
+        match S::COPIES_AT_ONCE {
+            CopiesAtOnce::Duplicates => {
+                assert_eq!(made.count(), orders.len(), "trial {trial}: {attempts:?}");
+                continue;
+            }
+            CopiesAtOnce::OneOrderOthersWait => assert_eq!(
+                made.count(),
+                1,
+                "trial {trial}: one creation, the rest wait and replay: {attempts:?}"
+            ),
+            CopiesAtOnce::OneOrderOthersRetry => assert_eq!(
+                made.count(),
+                1,
+                "trial {trial}: one creation, the rest told 409 or replayed: {attempts:?}"
+            ),
+        }
         assert_eq!(orders.len(), 1, "trial {trial}: exactly one order per key");
+        let waited = S::COPIES_AT_ONCE == CopiesAtOnce::OneOrderOthersWait;
         for attempt in &attempts {
             match attempt.status() {
-                201 => assert_eq!(
-                    attempt.order(),
-                    orders[0],
-                    "trial {trial}: every 201 is the same order"
-                ),
-                409 => {}
-                other => panic!("trial {trial}: unexpected status {other}: {attempt:?}"),
+                201 => assert_eq!(attempt.order(), orders[0], "trial {trial}: the same order"),
+                409 if !waited => {}
+                _ => panic!("trial {trial}: unexpected answer {attempt:?}"),
             }
         }
+    }
+    if S::COPIES_AT_ONCE == CopiesAtOnce::Duplicates {
+        let raced = orders_per_trial
+            .iter()
+            .filter(|&&orders| orders > 1)
+            .count();
         assert!(
-            attempts.iter().any(|attempt| attempt.status() == 201),
-            "trial {trial}: someone won"
+            raced >= TRIALS - 1,
+            "{}: the check-then-insert should race in at least {} of {TRIALS} trials; orders per trial: {orders_per_trial:?}",
+            S::NAME,
+            TRIALS - 1
         );
     }
 }
@@ -102,62 +104,9 @@ async fn a_duplicate_during_the_first_request_gets_409_then_the_replay_on_the_sa
 
     let first = first.await.expect("the first request finishes");
     let late = server.place(&key).await;
-    assert!(
-        matches!(
-            late,
-            Attempt::Answered {
-                status: 201,
-                replayed: true,
-                ..
-            }
-        ),
-        "{late:?}"
-    );
+    assert!(late.is_replay(), "{late:?}");
     assert_eq!(late.order(), first.order());
     assert_eq!(server.orders().await.len(), 1);
-}
-
-async fn concurrent_requests_with_one_key_create_one_order_on_the_transactional_server(
-    backend: Backend,
-) {
-    let server = spawn_server::<TransactionalServer>(backend).await;
-    for trial in 0..TRIALS {
-        let key = new_key();
-        let attempts = send_copies_at_once(&server, &key).await;
-
-        let orders: Vec<_> = server
-            .orders()
-            .await
-            .into_iter()
-            .filter(|order| order.idempotency_key == key)
-            .collect();
-        assert_eq!(orders.len(), 1, "trial {trial}: exactly one order per key");
-        // A latecomer cannot see an uncommitted claim, so it is never told
-        // 409: the database makes it wait, then it replays the answer.
-        let fresh = attempts
-            .iter()
-            .filter(|attempt| {
-                matches!(
-                    attempt,
-                    Attempt::Answered {
-                        replayed: false,
-                        ..
-                    }
-                )
-            })
-            .count();
-        assert_eq!(
-            fresh, 1,
-            "trial {trial}: one creation, the rest replays: {attempts:?}"
-        );
-        for attempt in &attempts {
-            assert_eq!(
-                attempt.order(),
-                orders[0],
-                "trial {trial}: every 201 is the same order"
-            );
-        }
-    }
 }
 
 async fn a_duplicate_during_the_first_request_waits_and_gets_the_replay_on_the_transactional_server(
@@ -179,26 +128,9 @@ async fn a_duplicate_during_the_first_request_waits_and_gets_the_replay_on_the_t
     } else {
         (&duplicate, &first)
     };
+    assert!(created.is_new_order(), "{created:?}");
     assert!(
-        matches!(
-            created,
-            Attempt::Answered {
-                status: 201,
-                replayed: false,
-                ..
-            }
-        ),
-        "{created:?}"
-    );
-    assert!(
-        matches!(
-            replay,
-            Attempt::Answered {
-                status: 201,
-                replayed: true,
-                ..
-            }
-        ),
+        replay.is_replay(),
         "the later one waited for the database and replayed the answer: {replay:?}"
     );
     assert_eq!(replay.order(), created.order());

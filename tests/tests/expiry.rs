@@ -6,9 +6,9 @@ use lab_core::OrderServer;
 use lab_core::cleanup::delete_expired_keys;
 use lab_e2e::client::spawn_server_with_db;
 use lab_e2e::steps::until_clock_passes;
-use lab_e2e::{Attempt, Backend, new_key, on_every_server_and_backend, spawn_server};
+use lab_e2e::{Backend, new_key, on_every_design_and_backend, spawn_server};
 
-on_every_server_and_backend!(
+on_every_design_and_backend!(
     a_retry_after_the_key_expired_creates_a_second_order,
     the_cleanup_job_deletes_expired_keys_and_nothing_else,
 );
@@ -27,33 +27,13 @@ async fn a_retry_after_the_key_expired_creates_a_second_order<S: OrderServer>(ba
     until_clock_passes(expired_by_us).await;
     let late = server.place_kept_for(&key, 1).await;
 
-    assert!(
-        matches!(
-            early,
-            Attempt::Answered {
-                status: 201,
-                replayed: true,
-                ..
-            }
-        ),
-        "{early:?}"
-    );
+    assert!(early.is_replay(), "{early:?}");
     assert_eq!(
         early.order(),
         first.order(),
         "within the retention the key still replays"
     );
-    assert!(
-        matches!(
-            late,
-            Attempt::Answered {
-                status: 201,
-                replayed: false,
-                ..
-            }
-        ),
-        "{late:?}"
-    );
+    assert!(late.is_new_order(), "{late:?}");
     assert_ne!(late.order().id, first.order().id);
     assert_eq!(
         server.orders().await.len(),
@@ -101,16 +81,6 @@ async fn the_cleanup_job_deletes_expired_keys_and_nothing_else<S: OrderServer>(b
         "orders are never touched by the cleanup"
     );
     let replay = server.place(&long).await;
-    assert!(
-        matches!(
-            replay,
-            Attempt::Answered {
-                status: 201,
-                replayed: true,
-                ..
-            }
-        ),
-        "{replay:?}"
-    );
+    assert!(replay.is_replay(), "{replay:?}");
     assert_eq!(replay.order(), kept);
 }

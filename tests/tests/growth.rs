@@ -12,10 +12,10 @@ use lab_core::OrderServer;
 use lab_core::cleanup::{delete_expired_keys, forget_idle_labs};
 use lab_core::{Db, with_pool, with_reader};
 use lab_e2e::client::{send, spawn_server_over, spawn_server_with_db};
-use lab_e2e::{Attempt, Backend, TestServer, new_key, on_every_server_and_backend};
+use lab_e2e::{Attempt, Backend, TestServer, new_key, on_every_design_and_backend};
 use safe_server::SafeServer;
 
-on_every_server_and_backend!(
+on_every_design_and_backend!(
     a_lab_past_its_orders_limit_is_refused_until_it_is_cleared,
     an_idle_labs_orders_and_keys_are_forgotten_and_an_active_labs_are_kept,
 );
@@ -103,7 +103,7 @@ async fn a_lab_past_its_orders_limit_is_refused_until_it_is_cleared<S: OrderServ
 
     let replay = server.place(&first).await;
     assert!(
-        matches!(replay, Attempt::Answered { status: 201, .. }),
+        replay.is_order(),
         "a retry of a stored order is still answered: {replay:?}"
     );
     let elsewhere = server.in_new_lab();
@@ -112,14 +112,7 @@ async fn a_lab_past_its_orders_limit_is_refused_until_it_is_cleared<S: OrderServ
     assert_eq!(server.delete_orders().await, 204);
     let after = server.place(&full_key).await;
     assert!(
-        matches!(
-            after,
-            Attempt::Answered {
-                status: 201,
-                replayed: false,
-                ..
-            }
-        ),
+        after.is_new_order(),
         "the refused key was not used up: {after:?}"
     );
 }
@@ -157,14 +150,7 @@ async fn an_idle_labs_orders_and_keys_are_forgotten_and_an_active_labs_are_kept<
     assert_eq!(key_rows::<S>(&db, &active).await, 2, "and its keys");
     let again = idle.place(&idle_key).await;
     assert!(
-        matches!(
-            again,
-            Attempt::Answered {
-                status: 201,
-                replayed: false,
-                ..
-            }
-        ),
+        again.is_new_order(),
         "a forgotten key is a new key: {again:?}"
     );
 }
@@ -181,7 +167,7 @@ async fn an_unanswered_claim_is_cleaned_only_once_its_lock_and_retention_are_pas
                 .header("lab-fault", "crash-after-create"),
         )
         .await;
-        assert!(matches!(crashed, Attempt::NoResponse(_)), "{crashed:?}");
+        assert!(crashed.is_unanswered(), "{crashed:?}");
     }
     let (past, future) = (
         Utc::now() - Duration::hours(1),
@@ -224,14 +210,7 @@ async fn an_unanswered_claim_is_cleaned_only_once_its_lock_and_retention_are_pas
     );
     let recovered = server.place(&unretained).await;
     assert!(
-        matches!(
-            recovered,
-            Attempt::Answered {
-                status: 201,
-                replayed: true,
-                ..
-            }
-        ),
+        recovered.is_replay(),
         "a claim past its lock is taken over, and its order recovered: {recovered:?}"
     );
     assert_eq!(

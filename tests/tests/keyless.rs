@@ -5,11 +5,11 @@
 
 use lab_core::OrderServer;
 use lab_e2e::client::{COFFEE, send};
-use lab_e2e::{Attempt, Backend, on_every_server_and_backend, spawn_server};
+use lab_e2e::{Attempt, Backend, on_every_design_and_backend, spawn_server};
 use lab_wire::StepKind;
 use lab_wire::headers::{LAB_FAULT, LAB_MISSING_KEY};
 
-on_every_server_and_backend!(
+on_every_design_and_backend!(
     a_post_without_a_key_is_refused_by_default_and_nothing_is_stored,
     five_plain_posts_without_a_key_make_five_orders,
     a_plain_post_whose_answer_was_lost_is_made_again_by_its_retry,
@@ -91,7 +91,7 @@ async fn a_plain_post_whose_answer_was_lost_is_made_again_by_its_retry<S: OrderS
             .header(LAB_FAULT, "drop-response"),
     )
     .await;
-    assert!(matches!(lost, Attempt::NoResponse(_)), "{lost:?}");
+    assert!(lost.is_unanswered(), "{lost:?}");
     let retry = send(
         server
             .order_request(None, COFFEE)

@@ -1,7 +1,7 @@
 //! The launcher: every server under `/api/…` and the page at `/`, on one
 //! address, and the texts that tell a newcomer what it serves.
 
-use lab_e2e::{Attempt, Backend, StepStream, TestServer, new_key, spawn_lab};
+use lab_e2e::{Backend, StepStream, TestServer, new_key, spawn_lab};
 use lab_wire::StepKind;
 
 /// A stand-in for the built page, so this test does not need Trunk.
@@ -24,10 +24,7 @@ async fn the_lab_serves_two_separate_servers_and_the_page_on_one_address() {
     let key = new_key();
 
     let placed = naive.place(&key).await;
-    assert!(
-        matches!(placed, Attempt::Answered { status: 201, .. }),
-        "{placed:?}"
-    );
+    assert!(placed.is_order(), "{placed:?}");
     assert_eq!(naive.orders().await.len(), 1);
     assert!(
         safe.orders().await.is_empty(),
@@ -35,14 +32,7 @@ async fn the_lab_serves_two_separate_servers_and_the_page_on_one_address() {
     );
     let on_safe = safe.place(&key).await;
     assert!(
-        matches!(
-            on_safe,
-            Attempt::Answered {
-                status: 201,
-                replayed: false,
-                ..
-            }
-        ),
+        on_safe.is_new_order(),
         "a key seen by the naive server is new to the safe one: {on_safe:?}"
     );
 

@@ -69,7 +69,7 @@ async fn send_planned(server: &TestServer, keys: &[String], plan: Planned) -> At
 async fn retry_until_answered(server: &TestServer, key: &str) -> Option<Attempt> {
     for _ in 0..30 {
         let attempt = server.place(key).await;
-        if matches!(attempt, Attempt::Answered { status: 201, .. }) {
+        if attempt.is_order() {
             return Some(attempt);
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -247,7 +247,7 @@ async fn phases_hold(backend: Backend, attempts: Vec<PhasedAttempt>) -> Result<(
         .unwrap_or(0);
     until_clock_passes(last_claim_us + 1_000_000).await;
     let answer = shop.buy("phased", &key, None).await;
-    if !matches!(answer, Attempt::Answered { status: 201, .. }) {
+    if !answer.is_order() {
         return Err(format!(
             "the retry after every lock ran out got {answer:?} after {attempts:?}"
         ));

@@ -3,11 +3,11 @@
 
 use lab_core::OrderServer;
 use lab_e2e::client::COFFEE;
-use lab_e2e::{Attempt, Backend, new_key, on_every_server_and_backend, spawn_server};
+use lab_e2e::{Attempt, Backend, new_key, on_every_design_and_backend, spawn_server};
 use lab_wire::StepKind;
 use lab_wire::headers::LAB_DELAY_MS;
 
-on_every_server_and_backend!(
+on_every_design_and_backend!(
     a_sequential_retry_with_the_same_key_replays_the_same_order,
     a_dropped_response_is_committed_and_the_retry_with_the_same_key_returns_it,
     a_dropped_response_retried_with_a_new_key_leaves_two_orders,
@@ -25,22 +25,8 @@ async fn a_sequential_retry_with_the_same_key_replays_the_same_order<S: OrderSer
     let first = server.place(&key).await;
     let retry = server.place(&key).await;
 
-    assert_eq!(first.status(), 201);
-    assert!(
-        matches!(
-            first,
-            Attempt::Answered {
-                replayed: false,
-                ..
-            }
-        ),
-        "{first:?}"
-    );
-    assert_eq!(retry.status(), 201);
-    assert!(
-        matches!(retry, Attempt::Answered { replayed: true, .. }),
-        "{retry:?}"
-    );
+    assert!(first.is_new_order(), "{first:?}");
+    assert!(retry.is_replay(), "{retry:?}");
     assert_eq!(retry.order(), first.order());
     let orders = server.orders().await;
     assert_eq!(orders.len(), 1);
@@ -57,7 +43,7 @@ async fn a_dropped_response_is_committed_and_the_retry_with_the_same_key_returns
 
     let lost = server.place_and_drop_response(&key).await;
     assert!(
-        matches!(lost, Attempt::NoResponse(_)),
+        lost.is_unanswered(),
         "the response should be lost: {lost:?}"
     );
     let stored = server.orders().await;
@@ -83,7 +69,7 @@ async fn a_dropped_response_retried_with_a_new_key_leaves_two_orders<S: OrderSer
     let server = spawn_server::<S>(backend).await;
 
     let lost = server.place_and_drop_response(&new_key()).await;
-    assert!(matches!(lost, Attempt::NoResponse(_)), "{lost:?}");
+    assert!(lost.is_unanswered(), "{lost:?}");
     let retry = server.place(&new_key()).await;
 
     assert_eq!(retry.status(), 201);
@@ -152,14 +138,7 @@ async fn labs_are_isolated_from_each_other<S: OrderServer>(backend: Backend) {
     let bobs = bob.place(&key).await;
 
     assert!(
-        matches!(
-            bobs,
-            Attempt::Answered {
-                status: 201,
-                replayed: false,
-                ..
-            }
-        ),
+        bobs.is_new_order(),
         "a key used in another lab must not replay: {bobs:?}"
     );
     assert_ne!(alices.order().id, bobs.order().id);
@@ -175,14 +154,7 @@ async fn labs_are_isolated_from_each_other<S: OrderServer>(backend: Backend) {
     );
     let bob_again = bob.place(&key).await;
     assert!(
-        matches!(
-            bob_again,
-            Attempt::Answered {
-                status: 201,
-                replayed: false,
-                ..
-            }
-        ),
+        bob_again.is_new_order(),
         "after a reset the key is forgotten too: {bob_again:?}"
     );
 }
@@ -230,17 +202,7 @@ async fn a_failed_order_leaves_no_claim_behind_so_the_retry_succeeds<S: lab_core
         .unwrap();
 
     let retry = server.place(&key).await;
-    assert!(
-        matches!(
-            retry,
-            Attempt::Answered {
-                status: 201,
-                replayed: false,
-                ..
-            }
-        ),
-        "{retry:?}"
-    );
+    assert!(retry.is_new_order(), "{retry:?}");
     assert_eq!(server.orders().await.len(), 1);
 }
 

@@ -21,10 +21,6 @@ on_both_backends!(
     one_labs_charges_are_not_another_labs,
 );
 
-fn is_created(attempt: &Attempt, replayed: bool) -> bool {
-    matches!(attempt, Attempt::Answered { status: 201, replayed: r, .. } if *r == replayed)
-}
-
 async fn a_crash_after_the_charge_inside_the_transaction_leaves_one_order_two_charges_two_emails(
     backend: Backend,
 ) {
@@ -33,7 +29,7 @@ async fn a_crash_after_the_charge_inside_the_transaction_leaves_one_order_two_ch
     let crashed = shop
         .buy("transactional", &key, Some("crash-after-charge"))
         .await;
-    assert!(matches!(crashed, Attempt::NoResponse(_)), "{crashed:?}");
+    assert!(crashed.is_unanswered(), "{crashed:?}");
     assert_eq!(
         shop.orders_for("transactional", &key).await,
         0,
@@ -41,7 +37,7 @@ async fn a_crash_after_the_charge_inside_the_transaction_leaves_one_order_two_ch
     );
     let retry = shop.buy("transactional", &key, None).await;
     assert!(
-        is_created(&retry, false),
+        retry.is_new_order(),
         "nothing committed, so the retry starts over: {retry:?}"
     );
     assert_eq!(shop.orders_for("transactional", &key).await, 1);
@@ -76,7 +72,7 @@ async fn a_provider_timeout_inside_the_transaction_rolls_the_order_back_and_the_
     );
     assert_eq!(shop.orders_for("transactional", &key).await, 0);
     let retry = shop.buy("transactional", &key, None).await;
-    assert!(is_created(&retry, false), "{retry:?}");
+    assert!(retry.is_new_order(), "{retry:?}");
     let effects = shop.side_effects("transactional").await;
     assert_eq!(shop.orders_for("transactional", &key).await, 1);
     assert_eq!(
@@ -92,7 +88,7 @@ async fn atomic_phases_resume_after_a_crash_after_the_charge_one_order_one_charg
     let shop = Shop::open(backend).await;
     let key = new_key();
     let (crashed, steps) = shop.buy_and_crash_after_charge("phased", &key).await;
-    assert!(matches!(crashed, Attempt::NoResponse(_)), "{crashed:?}");
+    assert!(crashed.is_unanswered(), "{crashed:?}");
     assert_eq!(
         shop.orders_for("phased", &key).await,
         1,
@@ -100,11 +96,11 @@ async fn atomic_phases_resume_after_a_crash_after_the_charge_one_order_one_charg
     );
     let retry = shop.buy_once_its_lock_ran_out("phased", &key, &steps).await;
     assert!(
-        is_created(&retry, false),
+        retry.is_new_order(),
         "the retry finished the work: {retry:?}"
     );
     let again = shop.buy("phased", &key, None).await;
-    assert!(is_created(&again, true), "then the key replays: {again:?}");
+    assert!(again.is_replay(), "then the key replays: {again:?}");
     assert_eq!(retry.order(), again.order());
     assert_eq!(shop.orders_for("phased", &key).await, 1);
     let effects = shop.side_effects("phased").await;
@@ -124,7 +120,7 @@ async fn atomic_phases_resume_at_once_after_a_provider_timeout_and_the_provider_
     assert_eq!(timed_out.status(), 502, "{timed_out:?}");
     // The failed request let its lock go: the retry needs no wait.
     let retry = shop.buy("phased", &key, None).await;
-    assert!(is_created(&retry, false), "{retry:?}");
+    assert!(retry.is_new_order(), "{retry:?}");
     assert_eq!(shop.orders_for("phased", &key).await, 1);
     let effects = shop.side_effects("phased").await;
     assert_eq!((effects.charges, effects.emails), (1, 1), "{effects:?}");
@@ -137,12 +133,9 @@ async fn a_crash_after_the_charge_on_the_safe_server_is_recovered_without_a_seco
     let shop = Shop::open(backend).await;
     let key = new_key();
     let (crashed, steps) = shop.buy_and_crash_after_charge("safe", &key).await;
-    assert!(matches!(crashed, Attempt::NoResponse(_)), "{crashed:?}");
+    assert!(crashed.is_unanswered(), "{crashed:?}");
     let retry = shop.buy_once_its_lock_ran_out("safe", &key, &steps).await;
-    assert!(
-        matches!(retry, Attempt::Answered { status: 201, .. }),
-        "{retry:?}"
-    );
+    assert!(retry.is_order(), "{retry:?}");
     assert_eq!(shop.orders_for("safe", &key).await, 1);
     let effects = shop.side_effects("safe").await;
     assert_eq!(
@@ -156,7 +149,7 @@ async fn without_side_effects_nothing_is_charged_or_emailed(backend: Backend) {
     let shop = Shop::open(backend).await;
     for design in ["naive", "locked", "safe", "transactional", "phased"] {
         let placed = shop.design(design).place(&new_key()).await;
-        assert!(is_created(&placed, false), "{design}: {placed:?}");
+        assert!(placed.is_new_order(), "{design}: {placed:?}");
         let effects = shop.side_effects(design).await;
         assert_eq!((effects.charges, effects.emails), (0, 0), "{design}");
     }
@@ -165,7 +158,7 @@ async fn without_side_effects_nothing_is_charged_or_emailed(backend: Backend) {
 async fn one_labs_charges_are_not_another_labs(backend: Backend) {
     let shop = Shop::open(backend).await;
     let bought = shop.buy("naive", &new_key(), None).await;
-    assert!(is_created(&bought, false), "{bought:?}");
+    assert!(bought.is_new_order(), "{bought:?}");
     assert_eq!(shop.side_effects("naive").await.charges, 1);
     let other = Shop::open(backend).await;
     assert_eq!(other.side_effects("naive").await.charges, 0);
