@@ -1,45 +1,61 @@
 //! The guided lesson in real headless Chromium, with the keyboard alone:
 //! a prediction at every step, the run on the real servers, the prediction
 //! beside what happened, the score at the end, and a reload that lands on
-//! the same step.
+//! the same step. Everything is found as a screen reader finds it: the
+//! card is the region named by its step's title, the controls are the
+//! buttons and radio buttons named by their labels.
 
 use fantoccini::elements::Element;
-use lab_e2e::Learner;
 use lab_e2e::browser::{eventually, within_deadline};
 use lab_e2e::learner::open_lab;
+use lab_e2e::{Learner, Role};
 
 const ENTER: &str = "\u{E007}";
+
+const START: &str = "Start the guided lesson";
+const RUN: &str = "Run it";
+const NEXT: &str = "Next ▶";
+const LEAVE: &str = "Leave the lesson for the free lab";
+const ONE_ORDER: &str = "exactly one order";
+const MORE_THAN_ONE: &str = "more than one order";
+/// The free lab's scenarios, hidden while the lesson runs.
+const SCENARIOS: &str = "Scenarios";
 
 /// Presses a button the way a keyboard does: focus it, press Enter.
 async fn press(button: Element) {
     button.send_keys(ENTER).await.expect("press Enter");
 }
 
-/// The text of `#id`, once it is on the page and `ready` says it is what we wait for.
-async fn text_of(learner: &Learner, id: &str, ready: impl Fn(&str) -> bool) -> String {
+/// The text of the lesson card of the step titled `title`, once it is on
+/// the page and `ready` says it is what we wait for.
+async fn card_text(learner: &Learner, title: &str, ready: impl Fn(&str) -> bool) -> String {
     eventually(async || {
-        let text = learner.by_id(id).await.text().await.ok()?;
+        let card = learner.find(Role::Region, title).await?;
+        let text = card.text().await.ok()?;
         ready(&text).then_some(text)
     })
     .await
-    .unwrap_or_else(|| panic!("#{id} never showed what was waited for"))
+    .unwrap_or_else(|| panic!("the card {title:?} never showed what was waited for"))
 }
 
-/// What the lesson card says once the step's run is over.
-async fn what_happened(learner: &Learner) -> String {
-    eventually(async || {
-        let card = learner.by_id("lesson").await.text().await.ok()?;
-        card.contains("What happened").then_some(card)
-    })
-    .await
-    .expect("the step's run ends with what happened")
+/// What the card of `title` says once the step's run is over.
+async fn what_happened(learner: &Learner, title: &str) -> String {
+    card_text(learner, title, |text| text.contains("What happened")).await
+}
+
+/// Whether the free lab's scenarios are on the screen.
+async fn scenarios_shown(learner: &Learner) -> bool {
+    match learner.find(Role::Region, SCENARIOS).await {
+        Some(region) => region.is_displayed().await.unwrap_or(false),
+        None => false,
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_learner_goes_through_the_whole_lesson_by_keyboard_predicting_at_every_step() {
     within_deadline(async {
         let (_, learner) = open_lab().await;
-        press(learner.by_id("lesson-start").await).await;
+        press(learner.by_role(Role::Button, START).await).await;
         assert!(learner.current_url().await.contains("lesson=1"));
 
         // "Exactly one order" at every step: right where a single order is
@@ -56,16 +72,9 @@ async fn a_learner_goes_through_the_whole_lesson_by_keyboard_predicting_at_every
             ("Keys do not live forever", false),
         ];
         for (number, (title, right)) in expected.into_iter().enumerate() {
-            let heading = text_of(&learner, "lesson-step-of", |t| {
-                t == format!("Step {} of 9", number + 1)
-            })
-            .await;
-            assert_eq!(
-                learner.by_id("lesson-title").await.text().await.unwrap(),
-                title,
-                "{heading}"
-            );
-            let run = learner.by_id("lesson-run").await;
+            let step_of = format!("Step {} of 9", number + 1);
+            card_text(&learner, title, |text| text.starts_with(&step_of)).await;
+            let run = learner.by_role(Role::Button, RUN).await;
             assert!(
                 !run.is_enabled().await.unwrap(),
                 "{title}: no run before a prediction"
@@ -73,13 +82,13 @@ async fn a_learner_goes_through_the_whole_lesson_by_keyboard_predicting_at_every
 
             // Space on the focused radio button chooses it.
             learner
-                .by_id("guess-one")
+                .by_role(Role::Radio, ONE_ORDER)
                 .await
                 .send_keys(" ")
                 .await
                 .expect("choose a prediction");
             press(run).await;
-            let card = what_happened(&learner).await;
+            let card = what_happened(&learner, title).await;
             assert!(
                 card.contains("You predicted exactly one order"),
                 "{title}: the prediction is said back:\n{card}"
@@ -89,22 +98,38 @@ async fn a_learner_goes_through_the_whole_lesson_by_keyboard_predicting_at_every
                 right,
                 "{title}: the comparison with what happened:\n{card}"
             );
+            assert!(
+                !learner
+                    .by_role(Role::Radio, MORE_THAN_ONE)
+                    .await
+                    .is_enabled()
+                    .await
+                    .unwrap(),
+                "{title}: a prediction stands once its run is over"
+            );
             if title == "Two at once" {
                 learner.browser.set_window_size(1366, 900).await.unwrap();
                 learner.save_this_screen("lesson-race.png").await;
             }
-            press(learner.by_id("lesson-next").await).await;
+            press(learner.by_role(Role::Button, NEXT).await).await;
         }
 
-        let closing = text_of(&learner, "lesson", |t| t.contains("Not only payments")).await;
+        let closing = card_text(&learner, "Not only payments", |text| {
+            text.contains("You predicted")
+        })
+        .await;
         assert!(
             closing.contains("You predicted 2 of 8 runs right."),
             "the score of the lesson:\n{closing}"
         );
         assert!(learner.current_url().await.contains("lesson=9"));
         assert!(
+            learner.find(Role::Button, RUN).await.is_none(),
+            "the closing step runs nothing"
+        );
+        assert!(
             !learner
-                .by_id("lesson-next")
+                .by_role(Role::Button, NEXT)
                 .await
                 .is_enabled()
                 .await
@@ -117,41 +142,38 @@ async fn a_learner_goes_through_the_whole_lesson_by_keyboard_predicting_at_every
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reload_or_a_shared_link_lands_on_the_same_step_and_leaving_shows_the_free_lab() {
+    const THIRD: &str = "One key, made by the client";
     within_deadline(async {
         let (_, learner) = open_lab().await;
-        press(learner.by_id("lesson-start").await).await;
-        press(learner.by_id("lesson-next").await).await;
-        press(learner.by_id("lesson-next").await).await;
-        text_of(&learner, "lesson-step-of", |t| t == "Step 3 of 9").await;
+        press(learner.by_role(Role::Button, START).await).await;
+        card_text(&learner, "Five calls, five orders", |t| {
+            t.starts_with("Step 1 of 9")
+        })
+        .await;
+        press(learner.by_role(Role::Button, NEXT).await).await;
+        card_text(&learner, "The answer that never came", |t| {
+            t.starts_with("Step 2 of 9")
+        })
+        .await;
+        press(learner.by_role(Role::Button, NEXT).await).await;
+        card_text(&learner, THIRD, |t| t.starts_with("Step 3 of 9")).await;
 
         learner.reload().await;
-        text_of(&learner, "lesson-step-of", |t| t == "Step 3 of 9").await;
-        assert_eq!(
-            learner.by_id("lesson-title").await.text().await.unwrap(),
-            "One key, made by the client"
-        );
+        card_text(&learner, THIRD, |t| t.starts_with("Step 3 of 9")).await;
         assert!(
-            !learner.by_id("presets").await.is_displayed().await.unwrap(),
+            !scenarios_shown(&learner).await,
             "the scenarios wait while the lesson runs"
         );
 
         // The same link in another browser opens the same step.
         let link = learner.current_url().await;
         let friend = Learner::open(&link).await;
-        text_of(&friend, "lesson-step-of", |t| t == "Step 3 of 9").await;
+        card_text(&friend, THIRD, |t| t.starts_with("Step 3 of 9")).await;
 
-        press(learner.by_id("lesson-leave").await).await;
-        eventually(async || {
-            learner
-                .by_id("presets")
-                .await
-                .is_displayed()
-                .await
-                .ok()
-                .filter(|shown| *shown)
-        })
-        .await
-        .expect("leaving the lesson shows the free lab");
+        press(learner.by_role(Role::Button, LEAVE).await).await;
+        eventually(async || scenarios_shown(&learner).await.then_some(()))
+            .await
+            .expect("leaving the lesson shows the free lab");
         assert!(!learner.current_url().await.contains("lesson="));
     })
     .await;
@@ -167,10 +189,21 @@ async fn on_a_phone_a_lesson_step_runs_and_nothing_is_wider_than_the_screen() {
             .await
             .expect("a phone-sized window");
         learner.go_to(&format!("{base}/?lesson=5")).await;
-        learner.by_id("guess-more").await.click().await.unwrap();
-        learner.by_id("lesson-run").await.click().await.unwrap();
-        let card = what_happened(&learner).await;
-        assert!(card.contains("Two at once"), "{card}");
+        card_text(&learner, "Two at once", |t| t.starts_with("Step 5 of 9")).await;
+        learner
+            .by_role(Role::Radio, MORE_THAN_ONE)
+            .await
+            .click()
+            .await
+            .unwrap();
+        learner
+            .by_role(Role::Button, RUN)
+            .await
+            .click()
+            .await
+            .unwrap();
+        let card = what_happened(&learner, "Two at once").await;
+        assert!(card.contains("You predicted more than one order"), "{card}");
         let overflow = learner
             .browser
             .execute(

@@ -7,7 +7,7 @@
 use lab_e2e::Learner;
 use lab_e2e::browser::{ui_dir, within_deadline};
 use lab_e2e::client::TEACHER_TOKEN;
-use lab_e2e::{Backend, spawn_lab};
+use lab_e2e::{Backend, Role, spawn_lab};
 
 /// Asserts the browser refused nothing on the page `what` so far.
 async fn nothing_refused(learner: &Learner, what: &str) {
@@ -32,8 +32,13 @@ async fn every_page_works_under_the_policy_and_the_browser_refuses_nothing() {
 
         learner.go_to(&format!("{base}/?lesson=5")).await;
         learner.wait_for("#lesson").await;
-        learner.by_id("guess-more").await.click().await.unwrap();
-        let run = learner.by_id("lesson-run").await;
+        learner
+            .by_role(Role::Radio, "more than one order")
+            .await
+            .click()
+            .await
+            .unwrap();
+        let run = learner.by_role(Role::Button, "Run it").await;
         learner.click_and_wait(run, "Run it").await;
         nothing_refused(&learner, "a lesson step, run").await;
 

@@ -8,7 +8,7 @@ use lab_e2e::Learner;
 use lab_e2e::browser::{eventually, ui_dir, within_deadline};
 use lab_e2e::client::TEACHER_TOKEN;
 use lab_e2e::learner::open_lab;
-use lab_e2e::{Backend, spawn_lab};
+use lab_e2e::{Backend, Role, spawn_lab};
 
 /// The learner's lab id, as the page's footer shows it.
 async fn lab_id(learner: &Learner) -> String {
@@ -64,8 +64,13 @@ async fn the_teacher_sees_two_learners_labs_and_projects_one_and_without_the_tok
         let base = spawn_lab(Backend::Sqlite, &ui_dir()).await;
         // Alice runs the lesson's first step; Bob places an order in the free lab.
         let alice = Learner::open(&format!("{base}/?lesson=1")).await;
-        alice.by_id("guess-more").await.click().await.unwrap();
-        let run = alice.by_id("lesson-run").await;
+        alice
+            .by_role(Role::Radio, "more than one order")
+            .await
+            .click()
+            .await
+            .unwrap();
+        let run = alice.by_role(Role::Button, "Run it").await;
         alice.click_and_wait(run, "Run it").await;
         alice.run_link().await;
         let bob = Learner::open(&base).await;

@@ -266,7 +266,7 @@ pub fn score_text(results: &[Option<(Guess, usize)>], locale: Locale) -> String 
     }
 }
 
-pub mod markup;
+pub mod card;
 
 #[cfg(test)]
 mod tests;

@@ -18,7 +18,9 @@ use crate::lab_id::{current_lab, reload_when_the_lab_in_the_link_changes};
 use crate::language::{LanguageField, provide_locale};
 use crate::lesson::{Lesson, LessonBanner, LessonCard};
 use crate::pane::PaneView;
-use crate::playback::{DiagramOptions, Playback, PlaybackBar};
+use crate::playback::Playback;
+use crate::playback_bar::{DiagramOptions, PlaybackBar};
+use crate::results::Results;
 use crate::run_axis::RunAxis;
 use crate::run_link::SavedRunLink;
 use crate::runner::{RunContext, now_ms, run_purchase};
@@ -79,6 +81,16 @@ fn Lab() -> impl IntoView {
     let to_scale = RwSignal::new(false);
     let run_axis = RunAxis::of([first, second], to_scale);
     let playback = Playback::new(run_axis.moments, to_scale);
+    Results {
+        purchases,
+        span_ms: span,
+        now_ms: now.into(),
+        steps_live: steps_live.into(),
+        busy: busy.into(),
+        axis: run_axis,
+        playback,
+    }
+    .provide();
 
     spawn_local(async move {
         let lab = lab.get_value();
@@ -243,7 +255,7 @@ fn Lab() -> impl IntoView {
             </div>
 
             <LessonBanner lesson=guided />
-            <LessonCard lesson=guided panes=[first, second] busy=busy run=run_lesson_step />
+            <LessonCard lesson=guided panes=[first, second] run=run_lesson_step />
 
             <section class="presets" id="presets" aria-labelledby="presets-title" class:hidden=move || guided.step.get().is_some()>
                 <h2 id="presets-title">{say(|l| td_string!(l, page.scenarios).to_string())}</h2>
@@ -327,14 +339,12 @@ fn Lab() -> impl IntoView {
                 {say(move |locale| status.with(|status| status.text(locale)))}
             </p>
             <SavedRunLink saved=saved />
-            <PlaybackBar playback=playback busy=busy />
+            <PlaybackBar />
             <div class="panes">
-                <PaneView pane=first purchases=purchases span_ms=span now_ms=now steps_live=steps_live
-                    diagram=run_axis.diagrams[0] origin_us=run_axis.origin_us playback=playback />
-                <PaneView pane=second purchases=purchases span_ms=span now_ms=now steps_live=steps_live
-                    diagram=run_axis.diagrams[1] origin_us=run_axis.origin_us playback=playback />
+                <PaneView pane=first index=0 />
+                <PaneView pane=second index=1 />
             </div>
-            <DiagramOptions playback=playback />
+            <DiagramOptions />
             </div>
             </div>
 

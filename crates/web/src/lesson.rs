@@ -4,15 +4,15 @@
 //! beside what happened. The step is in the link (`?lesson=3`), so a reload
 //! or a shared link lands on it.
 
-use lab_client::lesson::markup::{self, ids};
+use lab_client::lesson::card::{self, Outcome, card_words};
 use lab_client::lesson::{Guess, LESSON_STEPS, step_from_link, steps};
 use lab_i18n::i18n::td_string;
 use lab_wire::LabSecret;
 use lab_wire::workshop::{LessonProgress, Prediction};
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::api;
+use crate::results::Results;
 use crate::state::Pane;
 use crate::url::{replace_search, search_params};
 use crate::words::{say, use_locale};
@@ -147,12 +147,8 @@ pub fn LessonBanner(lesson: Lesson) -> impl IntoView {
 /// The card of the step shown. `run` runs a step's client against its two
 /// servers (the page's own "Place order").
 #[component]
-pub fn LessonCard(
-    lesson: Lesson,
-    panes: [Pane; 2],
-    #[prop(into)] busy: Signal<bool>,
-    run: Callback<usize>,
-) -> impl IntoView {
+pub fn LessonCard(lesson: Lesson, panes: [Pane; 2], run: Callback<usize>) -> impl IntoView {
+    let busy = Results::of_page().busy;
     move || {
         lesson
             .step
@@ -161,9 +157,9 @@ pub fn LessonCard(
     }
 }
 
-/// One step's card: its markup (redrawn with the language), the states
-/// that change while it is shown set on its elements, and one listener for
-/// its clicks and one for its radio buttons.
+/// One step's card, drawn again when the language changes: its words
+/// come from [`card_words`]; whether a control can be used and what
+/// happened follow the lesson's signals.
 fn step_card(
     lesson: Lesson,
     index: usize,
@@ -179,95 +175,103 @@ fn step_card(
     } = lesson;
     let predicted = move || predictions.with(|p| p[index]);
     let result = move || results.with(|r| r[index]);
-    let card = move || {
-        markup::card(
-            &steps()[index],
-            index,
-            predictions.with_untracked(|p| p[index]),
-            locale.get(),
-        )
-    };
+    let last = index + 1 == LESSON_STEPS;
     // What happened, or on the closing step the score: built from what was recorded.
     let outcome = move || {
         let step = &steps()[index];
         let Some(asked) = &step.run else {
             let paired: Vec<_> = predictions
                 .with(|p| results.with(|r| (0..LESSON_STEPS).map(|i| p[i].zip(r[i])).collect()));
-            return markup::closing(step, &paired, locale.get());
+            return Some(card::closing(step, &paired, locale.get()));
         };
-        let (Some(orders), Some(guess)) = (result(), predicted()) else {
-            return String::new();
-        };
+        let (orders, guess) = result().zip(predicted())?;
         let verdict = panes[asked.asks_about]
             .verdict
             .with(|summary| summary.as_ref().map(|s| s.verdict(locale.get())))
             .unwrap_or_default();
-        markup::result(step, asked, guess, orders, &verdict, locale.get())
+        Some(card::outcome(
+            step,
+            asked,
+            guess,
+            orders,
+            &verdict,
+            locale.get(),
+        ))
     };
-    let last = index + 1 == LESSON_STEPS;
-    // Runs after the card is drawn (and again when it is redrawn in another language).
-    Effect::new(move || {
-        locale.track();
-        let busy = busy.get();
-        let ran = result().is_some();
-        let predicted = predicted().is_some();
-        set_flag(ids::PREDICTION, "disabled", busy);
-        for guess in Guess::ALL {
-            set_flag(
-                &format!("{}{}", ids::GUESS_PREFIX, guess.id()),
-                "disabled",
-                ran,
-            );
-        }
-        set_flag(ids::RUN, "disabled", busy || !predicted);
-        set_flag(ids::HINT, "hidden", predicted);
-        set_flag(ids::BACK, "disabled", busy || index == 0);
-        set_flag(ids::NEXT, "disabled", busy || last);
-        set_flag(ids::LEAVE, "disabled", busy);
-        if let Some(place) = element(ids::OUTCOME) {
-            place.set_inner_html(&outcome());
-        }
-    });
-    let on_click = move |ev: leptos::ev::MouseEvent| match target_id(&ev).as_str() {
-        ids::RUN if predicted().is_some() && !busy.get_untracked() => {
+    let start_run = move |_| {
+        if predicted().is_some() && !busy.get_untracked() {
             lesson.start_run(index, panes);
             run.run(index);
         }
-        ids::BACK => lesson.go_to(Some(index.saturating_sub(1))),
-        ids::NEXT if !last => lesson.go_to(Some(index + 1)),
-        ids::LEAVE => lesson.go_to(None),
-        _ => {}
     };
-    let on_change = move |ev: leptos::ev::Event| {
-        if let Some(guess) = markup::guess_of_id(&target_id(&ev)) {
-            predictions.update(|p| p[index] = Some(guess));
+    move || {
+        let words = card_words(&steps()[index], index, locale.get());
+        let prediction = words.prediction.map(|asked| {
+            let guesses = asked
+                .guesses
+                .into_iter()
+                .map(|(guess, label)| {
+                    let id = format!("guess-{}", guess.id());
+                    view! {
+                        <div class="field check">
+                            <input type="radio" name="prediction" id=id.clone() value=guess.id()
+                                prop:checked=move || predicted() == Some(guess)
+                                disabled=move || result().is_some()
+                                on:change=move |_| predictions.update(|p| p[index] = Some(guess)) />
+                            <label for=id>{label}</label>
+                        </div>
+                    }
+                })
+                .collect_view();
+            view! {
+                <fieldset class="prediction" disabled=busy>
+                    <legend>{asked.question}</legend>
+                    {guesses}
+                </fieldset>
+                <div class="buttons">
+                    <button type="button" disabled=move || busy.get() || predicted().is_none() on:click=start_run>{asked.run}</button>
+                    <p class="hint" hidden=move || predicted().is_some()>{asked.predict_first}</p>
+                </div>
+            }
+        });
+        view! {
+            <section class="lesson" id="lesson" aria-labelledby="lesson-title">
+                <p class="lesson-progress">
+                    <span id="lesson-step-of">{words.step_of}</span>
+                    <progress max=LESSON_STEPS value=index + 1 aria-labelledby="lesson-step-of"></progress>
+                </p>
+                <h2 id="lesson-title">{words.title}</h2>
+                <p class="lesson-setup">{words.setup}</p>
+                {prediction}
+                <div aria-live="polite">{move || outcome().map(outcome_view)}</div>
+                <nav class="lesson-nav" aria-label=words.progress>
+                    <button type="button" class="secondary" disabled=move || busy.get() || index == 0
+                        on:click=move |_| lesson.go_to(Some(index.saturating_sub(1)))>{words.back}</button>
+                    <button type="button" disabled=move || busy.get() || last
+                        on:click=move |_| lesson.go_to(Some(index + 1))>{words.next}</button>
+                    <button type="button" class="secondary" disabled=busy
+                        on:click=move |_| lesson.go_to(None)>{words.leave}</button>
+                </nav>
+            </section>
         }
-    };
+    }
+}
+
+/// What happened after a run (or the closing score), as the card says it.
+fn outcome_view(outcome: Outcome) -> impl IntoView {
+    let Outcome {
+        right,
+        heading,
+        comparison,
+        verdict,
+        takeaway,
+    } = outcome;
     view! {
-        <section class="lesson" id="lesson" aria-labelledby="lesson-title" inner_html=card on:click=on_click on:change=on_change></section>
+        <div class="lesson-result" data-right=right.map(|right| right.to_string())>
+            {heading.map(|heading| view! { <h3>{heading}</h3> })}
+            <p class="comparison">{comparison}</p>
+            {verdict.map(|verdict| view! { <p>{verdict}</p> })}
+            <p class="takeaway">{takeaway}</p>
+        </div>
     }
-}
-
-/// The element of the page whose id is `id`.
-fn element(id: &str) -> Option<web_sys::Element> {
-    web_sys::window()?.document()?.get_element_by_id(id)
-}
-
-/// Sets or removes a boolean attribute (`disabled`, `hidden`) of `#id`.
-fn set_flag(id: &str, attribute: &str, on: bool) {
-    if let Some(element) = element(id) {
-        let _ = if on {
-            element.set_attribute(attribute, "")
-        } else {
-            element.remove_attribute(attribute)
-        };
-    }
-}
-
-/// The id of the element an event happened on.
-fn target_id(ev: &web_sys::Event) -> String {
-    ev.target()
-        .and_then(|target| target.dyn_into::<web_sys::Element>().ok())
-        .map(|element| element.id())
-        .unwrap_or_default()
 }

@@ -17,6 +17,8 @@ mod live_steps;
 mod pane;
 mod picture;
 mod playback;
+mod playback_bar;
+mod results;
 mod run_axis;
 mod run_link;
 #[cfg(feature = "viewer")]

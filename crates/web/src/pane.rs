@@ -2,18 +2,17 @@
 //! server's own steps as a sequence diagram, and the stored orders grouped
 //! by purchase.
 
-use lab_client::diagram::Diagram;
 use lab_client::playback::{attempt_at, orders_at};
 use lab_client::{
-    AttemptText, DesignText, Locale, Num, OutcomeText, Purchases, Sequence, clock_time,
-    group_orders, key_label, money,
+    AttemptText, DesignText, Locale, Num, OutcomeText, Sequence, clock_time, group_orders,
+    key_label, money,
 };
 use lab_i18n::i18n::td_string;
 use lab_wire::Order;
 use leptos::prelude::*;
 
 use crate::picture::Picture;
-use crate::playback::Playback;
+use crate::results::Results;
 use crate::state::Pane;
 use crate::words::say;
 use crate::words::use_locale;
@@ -22,18 +21,21 @@ use crate::words::use_locale;
 #[component]
 pub fn PaneView(
     pane: Pane,
-    purchases: StoredValue<Purchases>,
-    #[prop(into)] span_ms: Signal<f64>,
-    #[prop(into)] now_ms: Signal<f64>,
-    /// Whether the live step stream is open.
-    #[prop(into)]
-    steps_live: Signal<bool>,
-    #[prop(into)] diagram: Signal<Diagram>,
-    /// Where the run's time axis starts (see [`lab_client::diagram::origin_us`]).
-    #[prop(into)]
-    origin_us: Signal<Option<i64>>,
-    playback: Playback,
+    /// Which of the page's two panes (0 or 1): its diagram on the shared axis.
+    index: usize,
 ) -> impl IntoView {
+    let Results {
+        purchases,
+        span_ms,
+        now_ms,
+        steps_live,
+        axis,
+        playback,
+        ..
+    } = Results::of_page();
+    let diagram = axis.diagrams[index];
+    // Where the run's time axis starts (see [`lab_client::diagram::origin_us`]).
+    let origin_us = axis.origin_us;
     let page_locale = use_locale();
     let locale = move || page_locale.get();
     let playhead = playback.playhead;

@@ -12,7 +12,9 @@ use leptos::task::spawn_local;
 use crate::api::{self, ApiError};
 use crate::language::LanguageField;
 use crate::pane::PaneView;
-use crate::playback::{DiagramOptions, Playback, PlaybackBar};
+use crate::playback::Playback;
+use crate::playback_bar::{DiagramOptions, PlaybackBar};
+use crate::results::Results;
 use crate::run_axis::RunAxis;
 use crate::state::{Pane, RunSummary};
 use crate::url::search_params;
@@ -54,8 +56,17 @@ pub fn RunPage(id: String) -> impl IntoView {
             Err(error) => loaded.set(Loaded::Failed(error)),
         }
     });
-    let idle = Signal::derive(|| false);
-    let live = Signal::derive(|| true);
+    // A saved run is over: its clock stands at its end, nothing is live or busy.
+    Results {
+        purchases,
+        span_ms: span,
+        now_ms: span,
+        steps_live: Signal::derive(|| true),
+        busy: Signal::derive(|| false),
+        axis: run_axis,
+        playback,
+    }
+    .provide();
     let state = move || {
         loaded.with(|l| match l {
             Loaded::Loading => "loading",
@@ -92,14 +103,12 @@ pub fn RunPage(id: String) -> impl IntoView {
             // push one another down the screen as the browser paints them.
             {move || loaded.with(|l| matches!(l, Loaded::Found(_))).then(|| view! {
                 <div class="results" id="results">
-                    <PlaybackBar playback=playback busy=idle />
+                    <PlaybackBar />
                     <div class="panes">
-                        <PaneView pane=first purchases=purchases span_ms=span now_ms=span steps_live=live
-                            diagram=run_axis.diagrams[0] origin_us=run_axis.origin_us playback=playback />
-                        <PaneView pane=second purchases=purchases span_ms=span now_ms=span steps_live=live
-                            diagram=run_axis.diagrams[1] origin_us=run_axis.origin_us playback=playback />
+                        <PaneView pane=first index=0 />
+                        <PaneView pane=second index=1 />
                     </div>
-                    <DiagramOptions playback=playback />
+                    <DiagramOptions />
                 </div>
             })}
         </main>

@@ -9,6 +9,7 @@ use fantoccini::wd::WebDriverCompatibleCommand;
 pub enum Role {
     Button,
     Checkbox,
+    Radio,
     SpinButton,
     TextBox,
     ComboBox,
@@ -21,6 +22,7 @@ impl Role {
         match self {
             Self::Button => "button",
             Self::Checkbox => "checkbox",
+            Self::Radio => "radio",
             Self::SpinButton => "spinbutton",
             Self::TextBox => "textbox",
             Self::ComboBox => "combobox",
@@ -33,6 +35,7 @@ impl Role {
         match self {
             Self::Button => "button, [role=button]",
             Self::Checkbox => "input[type=checkbox], [role=checkbox]",
+            Self::Radio => "input[type=radio], [role=radio]",
             Self::SpinButton => "input[type=number], [role=spinbutton]",
             Self::TextBox => "input[type=text], textarea, [role=textbox]",
             Self::ComboBox => "select, [role=combobox]",
