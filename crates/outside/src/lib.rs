@@ -17,6 +17,10 @@
 //! that writer would wait for the very request that called it. The page reads what
 //! a lab's shops did there through the lab, `GET /api/side-effects` (with
 //! the lab's secret or the teacher's token), and forgets it with `DELETE`.
+//!
+//! The shops' way in is here too: [`OutsideClient`], the HTTP client the
+//! order flow calls through `lab_wire::outside::OutsideCalls`, so that the
+//! provider's API and the code that calls it live in one crate.
 
 mod client;
 mod lab_routes;
