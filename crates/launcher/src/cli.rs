@@ -38,10 +38,12 @@ enum Command {
 const PROBE_AFTER_HELP: &str = "\
 Scenarios: sequential retry, missing key, retry after a dropped connection,
 concurrent copies of one key, the same key with a different body, and key
-formats (empty, 256 characters, non-ASCII).
+formats (empty, 256 characters, non-ASCII). Each is graded MUST (the work
+done once for a key), SHOULD (what the IETF draft's error scenarios ask) or
+advice (common practice the draft does not require), with its reference.
 
-Exit status: 0 when every scenario went as expected (or could not be tried),
-1 when at least one did not, 2 when the probe could not run at all.
+Exit status: 0 when no check at the --fail-on level (default must) or above
+failed, 1 when one did, 2 when the probe could not run at all.
 
 Example, against the lab's own servers:
   idempotency-lab probe --url http://127.0.0.1:8080/api/naive/orders --race-delay-ms 200";
@@ -75,6 +77,11 @@ struct ProbeArgs {
     /// Print a JSON report instead of the table; with FILE, save the report there and print the table too
     #[arg(long, value_name = "FILE", num_args = 0..=1)]
     json: Option<Option<std::path::PathBuf>>,
+    /// Which failures make the exit status 1: `must` (the work done twice
+    /// for one key) or `should` (also the draft's SHOULDs: 400 for a
+    /// missing key, 409 in progress, 422 for a reused key). Advice never does
+    #[arg(long, value_name = "LEVEL", default_value = "must", value_parser = ["must", "should"])]
+    fail_on: String,
 }
 
 impl Cli {
@@ -173,5 +180,9 @@ async fn probe(args: ProbeArgs) -> ExitCode {
         }
         None => print!("{}", report.to_table()),
     }
-    ExitCode::from(report.exit_code() as u8)
+    let fail_on = match args.fail_on.as_str() {
+        "should" => probe::Level::Should,
+        _ => probe::Level::Must,
+    };
+    ExitCode::from(report.exit_code(fail_on) as u8)
 }

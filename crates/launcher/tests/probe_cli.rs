@@ -3,9 +3,14 @@
 use std::process::Output;
 
 use lab_e2e::{Backend, spawn_server};
+use locked_server::LockedServer;
 use naive_server::NaiveServer;
-use probe::{Report, Verdict};
+use probe::{Level, Report, Verdict};
 use safe_server::SafeServer;
+
+/// How many checks the probe makes: eight experiments, the concurrent one
+/// graded twice (one resource, and what the other copies were told).
+const CHECKS: usize = 9;
 
 /// Runs the real binary with `args` (off the async runtime, since it blocks).
 async fn idempotency_lab(args: Vec<String>) -> Output {
@@ -97,6 +102,11 @@ async fn the_probe_reports_the_race_and_the_silent_replay_of_the_naive_server() 
         .find(|s| s.scenario == "8 concurrent copies")
         .expect("a race scenario");
     assert_eq!(race.verdict, Verdict::Fail, "{race:?}");
+    assert_eq!(
+        race.level,
+        Level::Must,
+        "a race breaks the header's promise"
+    );
     assert!(
         race.observed.contains("check-then-insert race"),
         "says why: {race:?}"
@@ -107,6 +117,14 @@ async fn the_probe_reports_the_race_and_the_silent_replay_of_the_naive_server() 
         .find(|s| s.scenario == "same key, different body")
         .unwrap();
     assert_eq!(reuse.verdict, Verdict::Fail);
+    assert_eq!(reuse.level, Level::Should);
+    assert!(reuse.reference.contains("Error Scenarios"), "{reuse:?}");
+    assert!(
+        reuse
+            .observed
+            .contains("silently answered with the first request's resource"),
+        "{reuse:?}"
+    );
     let sequential = report
         .scenarios
         .iter()
@@ -118,7 +136,7 @@ async fn the_probe_reports_the_race_and_the_silent_replay_of_the_naive_server() 
         "sequential retries are what the naive server does handle"
     );
     let rows = table_rows(&table, &report);
-    assert_eq!(rows.len(), 8, "a row for every scenario:\n{table}");
+    assert_eq!(rows.len(), CHECKS, "a row for every check:\n{table}");
     for (result, scenario) in rows {
         let json = report
             .scenarios
@@ -131,7 +149,17 @@ async fn the_probe_reports_the_race_and_the_silent_replay_of_the_naive_server() 
             "table and JSON agree on {scenario:?}"
         );
     }
-    assert!(table.contains("FAIL    8 concurrent copies"), "{table}");
+    assert!(
+        table.contains("FAIL    MUST    8 concurrent copies"),
+        "{table}"
+    );
+    // The race always; on some runs also the retry of a dropped connection,
+    // which the naive server may take for a new order while the first still runs.
+    assert_eq!(report.failed_should, 1, "{table}");
+    assert!(
+        table.contains(&format!("{} MUST, 1 SHOULD, 0 advice", report.failed_must)),
+        "the summary counts the failures by level:\n{table}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -142,8 +170,8 @@ async fn json_alone_prints_the_report_instead_of_the_table() {
 
     let stdout = String::from_utf8_lossy(&output.stdout);
     let report: Report = serde_json::from_str(&stdout).expect("--json prints only a report");
-    assert_eq!(report.scenarios.len(), 8);
-    assert_eq!(output.status.code(), Some(report.exit_code()));
+    assert_eq!(report.scenarios.len(), CHECKS);
+    assert_eq!(output.status.code(), Some(report.exit_code(Level::Must)));
     assert!(!stdout.contains("probe summary"), "no table: {stdout}");
 }
 
@@ -153,12 +181,12 @@ async fn every_scenario_passes_against_the_safe_server(backend: Backend) {
     let (output, table, report) = probe_both_ways(&server.orders_url, &server.secret).await;
 
     assert_eq!(output.status.code(), Some(0), "{table}");
-    assert_eq!(report.scenarios.len(), 8);
+    assert_eq!(report.scenarios.len(), CHECKS);
     assert!(
         report.scenarios.iter().all(|s| s.verdict == Verdict::Pass),
         "{table}"
     );
-    assert_eq!((report.passed, report.failed), (8, 0));
+    assert_eq!((report.passed, report.failed), (CHECKS, 0));
     for (result, _) in table_rows(&table, &report) {
         assert_eq!(result, "pass");
     }
@@ -172,6 +200,38 @@ async fn every_scenario_passes_against_the_safe_server_on_sqlite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_scenario_passes_against_the_safe_server_on_postgres() {
     every_scenario_passes_against_the_safe_server(Backend::Postgres).await;
+}
+
+/// The in-process lock closes the race (one process here) but its naive
+/// flow replays the first order for a changed body: a SHOULD broken, no
+/// MUST. The exit status follows `--fail-on`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fail_on_sets_which_failures_fail_the_run() {
+    let server = spawn_server::<LockedServer>(Backend::Sqlite).await;
+    let url = &server.orders_url;
+
+    let by_default = idempotency_lab(probe_args(url, &server.secret, &["--json"])).await;
+    let report: Report = serde_json::from_slice(&by_default.stdout).expect("a report");
+    assert_eq!(
+        (report.failed_must, report.failed_should),
+        (0, 1),
+        "{report:#?}"
+    );
+    assert_eq!(
+        by_default.status.code(),
+        Some(0),
+        "a SHOULD alone passes by default"
+    );
+
+    let strict = idempotency_lab(probe_args(url, &server.secret, &["--fail-on", "should"])).await;
+    assert_eq!(strict.status.code(), Some(1), "--fail-on should fails it");
+
+    let nonsense = idempotency_lab(probe_args(url, &server.secret, &["--fail-on", "may"])).await;
+    assert_eq!(
+        nonsense.status.code(),
+        Some(2),
+        "an unknown level is a usage error"
+    );
 }
 
 #[tokio::test]

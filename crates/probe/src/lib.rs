@@ -9,7 +9,7 @@ mod report;
 mod scenarios;
 
 pub use config::{ProbeConfig, ProbeError, parse_header};
-pub use report::{Report, ScenarioResult, Verdict};
+pub use report::{Level, Report, ScenarioResult, Verdict};
 
 /// Runs every scenario in turn and reports each.
 pub async fn run(config: &ProbeConfig) -> Result<Report, ProbeError> {
