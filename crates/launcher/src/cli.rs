@@ -82,6 +82,10 @@ struct ProbeArgs {
     /// missing key, 409 in progress, 422 for a reused key). Advice never does
     #[arg(long, value_name = "LEVEL", default_value = "must", value_parser = ["must", "should"])]
     fail_on: String,
+    /// Also save the report as JUnit XML to FILE, for a CI job: one test
+    /// case per check, failing those at the --fail-on level
+    #[arg(long, value_name = "FILE")]
+    junit: Option<std::path::PathBuf>,
 }
 
 impl Cli {
@@ -184,5 +188,10 @@ async fn probe(args: ProbeArgs) -> ExitCode {
         "should" => probe::Level::Should,
         _ => probe::Level::Must,
     };
+    if let Some(path) = &args.junit
+        && let Err(error) = std::fs::write(path, report.to_junit(fail_on))
+    {
+        return cannot_run(format!("cannot write {}: {error}", path.display()));
+    }
     ExitCode::from(report.exit_code(fail_on) as u8)
 }

@@ -5,6 +5,7 @@
 
 mod client;
 mod config;
+mod junit;
 mod report;
 mod scenarios;
 
