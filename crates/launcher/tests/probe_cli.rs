@@ -8,9 +8,11 @@ use naive_server::NaiveServer;
 use probe::{Level, Report, Verdict};
 use safe_server::SafeServer;
 
-/// How many checks the probe makes: eight experiments, the concurrent one
-/// graded twice (one resource, and what the other copies were told).
-const CHECKS: usize = 9;
+/// How many checks the probe makes: eight experiments, the sequential
+/// retry graded three times (the same resource, the same answer, marked a
+/// replay) and the concurrent one twice (one resource, what the other
+/// copies were told).
+const CHECKS: usize = 11;
 
 /// Runs the real binary with `args` (off the async runtime, since it blocks).
 async fn idempotency_lab(args: Vec<String>) -> Output {
@@ -125,6 +127,21 @@ async fn the_probe_reports_the_race_and_the_silent_replay_of_the_naive_server() 
             .contains("silently answered with the first request's resource"),
         "{reuse:?}"
     );
+    for replay_check in [
+        "a replay carries the first answer",
+        "a replay says it is one",
+    ] {
+        let check = report
+            .scenarios
+            .iter()
+            .find(|s| s.scenario == replay_check)
+            .unwrap_or_else(|| panic!("a check {replay_check:?}"));
+        assert_eq!(
+            check.verdict,
+            Verdict::Pass,
+            "the naive server replays well: {check:?}"
+        );
+    }
     let sequential = report
         .scenarios
         .iter()

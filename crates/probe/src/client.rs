@@ -22,6 +22,8 @@ pub enum Answer {
         resource: Option<String>,
         /// How long its `Retry-After` header asks the client to wait, if it has one.
         retry_after: Option<Duration>,
+        /// What a replay must carry again: its body and headers.
+        carried: Carried,
     },
     /// No response: the connection failed or timed out.
     Failed(String),
@@ -58,6 +60,32 @@ impl Answer {
             Self::Response { status, .. } => status.to_string(),
             Self::Failed(error) => format!("no response ({error})"),
         }
+    }
+}
+
+/// What an answer carries that its replay should carry too.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Carried {
+    /// The body, as sent.
+    pub body: String,
+    /// Its `Location` header, if any.
+    pub location: Option<String>,
+    /// Its `Content-Type` header, if any.
+    pub content_type: Option<String>,
+}
+
+impl Answer {
+    /// What this answer carries (nothing for a failed connection).
+    pub fn carried(&self) -> Option<&Carried> {
+        match self {
+            Self::Response { carried, .. } => Some(carried),
+            Self::Failed(_) => None,
+        }
+    }
+
+    /// Whether it said `Idempotent-Replayed: true`.
+    pub fn is_marked_replayed(&self) -> bool {
+        matches!(self, Self::Response { replayed: true, .. })
     }
 }
 
@@ -139,12 +167,25 @@ impl Client {
                     .get(reqwest::header::RETRY_AFTER)
                     .and_then(|value| value.to_str().ok())
                     .and_then(retry_after_seconds);
+                let header = |name: reqwest::header::HeaderName| {
+                    response
+                        .headers()
+                        .get(name)
+                        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+                };
+                let location = header(reqwest::header::LOCATION);
+                let content_type = header(CONTENT_TYPE);
                 let text = response.text().await.unwrap_or_default();
                 Answer::Response {
                     status,
                     replayed,
                     resource: self.resource_of(&text),
                     retry_after,
+                    carried: Carried {
+                        body: text,
+                        location,
+                        content_type,
+                    },
                 }
             }
             Err(error) => Answer::Failed(short_error(&error)),
@@ -266,6 +307,7 @@ mod tests {
             replayed: false,
             resource: None,
             retry_after: retry_after.map(Duration::from_secs),
+            carried: Carried::default(),
         }
     }
 
@@ -301,6 +343,7 @@ mod tests {
             replayed: false,
             resource: Some("id".into()),
             retry_after: Some(Duration::from_secs(1)),
+            carried: Carried::default(),
         };
         assert_eq!(pause_before_retry(&created, 0), None);
     }

@@ -8,48 +8,14 @@ use crate::client::{Answer, Client, Key};
 use crate::config::{ProbeConfig, ProbeError};
 use crate::report::{Level, ScenarioResult, Verdict};
 
-/// Where each expectation comes from. The draft is
-/// draft-ietf-httpapi-idempotency-key-header; its sections are named by
-/// title, which stays put while their numbers move between versions.
-mod cite {
-    pub const PURPOSE: &str = "the header's purpose: the draft's abstract (the key makes POST fault-tolerant) and \"Idempotency Enforcement Scenarios\" (a duplicate gets the first request's result; the work is done once)";
-    pub const MISSING: &str = "the draft's \"Error Scenarios\": a missing key SHOULD get 400, with a link to the documentation";
-    pub const IN_PROGRESS: &str = "the draft's \"Error Scenarios\": a retry while the first request is in progress SHOULD get 409";
-    pub const REUSED: &str =
-        "the draft's \"Error Scenarios\": a key reused with another payload SHOULD get 422";
-    pub const EMPTY: &str = "common practice: a key is a unique value the client makes (the draft's \"Uniqueness of Idempotency Key\" recommends a UUID); an empty one names nothing";
-    pub const LONG: &str =
-        "Stripe's documented limit (keys up to 255 characters); the draft sets no limit";
-    pub const NON_ASCII: &str = "RFC 8941 (the header is a structured-field String, which holds printable ASCII only); the draft adds nothing";
-}
+mod grading;
+mod replay;
+
+use grading::{cite, pass_if, result};
+use replay::{replay_fidelity, replay_marker, what_the_retry_got};
 
 fn new_key() -> String {
     uuid::Uuid::new_v4().to_string()
-}
-
-fn result(
-    scenario: impl Into<String>,
-    (level, reference): (Level, &str),
-    expected: &str,
-    observed: String,
-    verdict: Verdict,
-) -> ScenarioResult {
-    ScenarioResult {
-        scenario: scenario.into(),
-        level,
-        reference: reference.to_owned(),
-        expected: expected.to_owned(),
-        observed,
-        verdict,
-    }
-}
-
-fn pass_if(expected: bool) -> Verdict {
-    if expected {
-        Verdict::Pass
-    } else {
-        Verdict::Fail
-    }
 }
 
 /// Runs the scenarios in teaching order.
@@ -57,7 +23,7 @@ pub async fn run_all(
     client: &Client,
     config: &ProbeConfig,
 ) -> Result<Vec<ScenarioResult>, ProbeError> {
-    let mut results = vec![sequential_retry(client, config).await?];
+    let mut results = Vec::from(sequential_retry(client, config).await?);
     results.push(missing_key(client, config).await);
     results.push(retry_after_dropped_connection(client, config).await);
     results.extend(concurrent_copies(client, config).await);
@@ -74,11 +40,13 @@ pub async fn run_all(
 }
 
 /// Also the probe's preflight: an endpoint that refuses an ordinary
-/// request cannot be probed further.
+/// request cannot be probed further. One experiment, three expectations:
+/// the retry names the same resource (MUST), carries what the first answer
+/// carried (SHOULD), and says it is a replay (advice).
 async fn sequential_retry(
     client: &Client,
     config: &ProbeConfig,
-) -> Result<ScenarioResult, ProbeError> {
+) -> Result<[ScenarioResult; 3], ProbeError> {
     const EXPECTED: &str = "the same status and the same resource id";
     let key = new_key();
     let first = client.post(Key::Value(&key), &config.body, &[]).await;
@@ -93,25 +61,12 @@ async fn sequential_retry(
         what_the_retry_got(&first, &retry)
     );
     let verdict = pass_if(first.status() == retry.status() && first.resource() == retry.resource());
-    Ok(result(
-        "sequential retry",
-        (Level::Must, cite::PURPOSE),
-        EXPECTED,
-        observed,
-        verdict,
-    ))
-}
-
-/// What a retry's answer means next to the first answer, in a few words.
-pub fn what_the_retry_got(first: &Answer, retry: &Answer) -> String {
-    match (retry.is_success(), retry.resource() == first.resource()) {
-        (true, true) if retry.status() == first.status() => "the same resource".to_owned(),
-        (true, true) => "the same resource, with another status".to_owned(),
-        (true, false) => "a new resource: the work was done twice".to_owned(),
-        (false, _) => {
-            "no resource: the retry was refused, so the client cannot learn the outcome".to_owned()
-        }
-    }
+    let level = (Level::Must, cite::PURPOSE);
+    Ok([
+        result("sequential retry", level, EXPECTED, observed, verdict),
+        replay_fidelity(&first, &retry),
+        replay_marker(&first, &retry),
+    ])
 }
 
 async fn missing_key(client: &Client, config: &ProbeConfig) -> ScenarioResult {
@@ -294,38 +249,5 @@ mod tests {
         let text_only = serde_json::json!({"email": "a@b.c"});
         assert_eq!(changed_body(&text_only).unwrap()["email"], "a@b.c-changed");
         assert_eq!(changed_body(&serde_json::json!([1, 2])), None);
-    }
-
-    fn answer(status: u16, resource: Option<&str>) -> Answer {
-        Answer::Response {
-            status,
-            replayed: false,
-            resource: resource.map(str::to_owned),
-            retry_after: None,
-        }
-    }
-
-    #[test]
-    fn a_retrys_answer_is_named_by_what_it_carries_a_new_resource_none_or_another_status() {
-        let first = answer(201, Some("a"));
-        assert_eq!(
-            what_the_retry_got(&first, &answer(201, Some("a"))),
-            "the same resource"
-        );
-        assert_eq!(
-            what_the_retry_got(&first, &answer(200, Some("a"))),
-            "the same resource, with another status"
-        );
-        assert_eq!(
-            what_the_retry_got(&first, &answer(201, Some("b"))),
-            "a new resource: the work was done twice"
-        );
-        let refused = what_the_retry_got(&first, &answer(422, None));
-        assert!(
-            refused.starts_with("no resource"),
-            "a 422 names no resource: {refused}"
-        );
-        let lost = what_the_retry_got(&first, &Answer::Failed("timed out".into()));
-        assert!(lost.starts_with("no resource"), "{lost}");
     }
 }

@@ -1,0 +1,46 @@
+//! How a check is graded and cited: its level, where its expectation
+//! comes from, and the result it reports.
+
+use crate::report::{Level, ScenarioResult, Verdict};
+
+/// Where each expectation comes from. The draft is
+/// draft-ietf-httpapi-idempotency-key-header; its sections are named by
+/// title, which stays put while their numbers move between versions.
+pub mod cite {
+    pub const PURPOSE: &str = "the header's purpose: the draft's abstract (the key makes POST fault-tolerant) and \"Idempotency Enforcement Scenarios\" (a duplicate gets the first request's result; the work is done once)";
+    pub const MISSING: &str = "the draft's \"Error Scenarios\": a missing key SHOULD get 400, with a link to the documentation";
+    pub const IN_PROGRESS: &str = "the draft's \"Error Scenarios\": a retry while the first request is in progress SHOULD get 409";
+    pub const REUSED: &str =
+        "the draft's \"Error Scenarios\": a key reused with another payload SHOULD get 422";
+    pub const REPLAYED: &str = "the draft's \"Idempotency Enforcement Scenarios\": a duplicate SHOULD get the result of the first request";
+    pub const MARKER: &str = "common practice: Stripe marks a replay with Idempotent-Replayed: true; how to signal a replay is an open question of the draft";
+    pub const EMPTY: &str = "common practice: a key is a unique value the client makes (the draft's \"Uniqueness of Idempotency Key\" recommends a UUID); an empty one names nothing";
+    pub const LONG: &str =
+        "Stripe's documented limit (keys up to 255 characters); the draft sets no limit";
+    pub const NON_ASCII: &str = "RFC 8941 (the header is a structured-field String, which holds printable ASCII only); the draft adds nothing";
+}
+
+pub fn result(
+    scenario: impl Into<String>,
+    (level, reference): (Level, &str),
+    expected: &str,
+    observed: String,
+    verdict: Verdict,
+) -> ScenarioResult {
+    ScenarioResult {
+        scenario: scenario.into(),
+        level,
+        reference: reference.to_owned(),
+        expected: expected.to_owned(),
+        observed,
+        verdict,
+    }
+}
+
+pub fn pass_if(expected: bool) -> Verdict {
+    if expected {
+        Verdict::Pass
+    } else {
+        Verdict::Fail
+    }
+}
