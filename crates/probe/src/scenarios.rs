@@ -10,13 +10,11 @@ use crate::report::{Level, ScenarioResult, Verdict};
 
 mod grading;
 mod replay;
+mod reuse;
 
-use grading::{cite, pass_if, result};
+use grading::{cite, new_key, pass_if, result};
 use replay::{replay_fidelity, replay_marker, what_the_retry_got};
-
-fn new_key() -> String {
-    uuid::Uuid::new_v4().to_string()
-}
+use reuse::{different_body, different_body_in_flight};
 
 /// Runs the scenarios in teaching order.
 pub async fn run_all(
@@ -28,6 +26,7 @@ pub async fn run_all(
     results.push(retry_after_dropped_connection(client, config).await);
     results.extend(concurrent_copies(client, config).await);
     results.push(different_body(client, config).await);
+    results.push(different_body_in_flight(client, config).await);
     let formats = [
         ("empty key", String::new(), cite::EMPTY),
         ("256-character key", "k".repeat(256), cite::LONG),
@@ -174,35 +173,6 @@ async fn concurrent_copies(client: &Client, config: &ProbeConfig) -> [ScenarioRe
     ]
 }
 
-async fn different_body(client: &Client, config: &ProbeConfig) -> ScenarioResult {
-    const NAME: &str = "same key, different body";
-    const EXPECTED: &str = "422: a key belongs to one request";
-    let level = (Level::Should, cite::REUSED);
-    let Some(other) = config
-        .other_body
-        .clone()
-        .or_else(|| changed_body(&config.body))
-    else {
-        let why = "no different body to send (give --other-body)".to_owned();
-        return result(NAME, level, EXPECTED, why, Verdict::NotApplicable);
-    };
-    let key = new_key();
-    let first = client.post_until_settled(&key, &config.body).await;
-    let second = client.post(Key::Value(&key), &other, &[]).await;
-    let verdict = pass_if(second.status() == Some(422));
-    let mut observed = format!("{} then {}", first.describe(), second.describe());
-    if second.is_success() && second.resource() == first.resource() {
-        observed.push_str(": silently answered with the first request's resource");
-    } else if second.is_success() {
-        observed.push_str(
-            ": a new resource, the changed body taken as a new request under the same key",
-        );
-    } else if second.status() != Some(422) {
-        observed.push_str(": refused, but not as a key reused for another request");
-    }
-    result(NAME, level, EXPECTED, observed, verdict)
-}
-
 async fn key_format(
     client: &Client,
     config: &ProbeConfig,
@@ -221,33 +191,4 @@ async fn key_format(
     }
     let level = (Level::Advice, reference);
     result(name, level, EXPECTED, observed, pass_if(refused))
-}
-
-/// A different but still plausible body: the first number changed by one,
-/// else the first string with `-changed` appended.
-pub fn changed_body(body: &serde_json::Value) -> Option<serde_json::Value> {
-    let object = body.as_object()?;
-    let mut changed = object.clone();
-    if let Some((name, number)) = object.iter().find_map(|(k, v)| v.as_i64().map(|n| (k, n))) {
-        changed.insert(name.clone(), serde_json::json!(number + 1));
-    } else if let Some((name, text)) = object.iter().find_map(|(k, v)| v.as_str().map(|s| (k, s))) {
-        changed.insert(name.clone(), serde_json::json!(format!("{text}-changed")));
-    } else {
-        return None;
-    }
-    Some(serde_json::Value::Object(changed))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_different_body_changes_a_number_first_then_a_string() {
-        let order = serde_json::json!({"item": "coffee", "amount_cents": 450});
-        assert_eq!(changed_body(&order).unwrap()["amount_cents"], 451);
-        let text_only = serde_json::json!({"email": "a@b.c"});
-        assert_eq!(changed_body(&text_only).unwrap()["email"], "a@b.c-changed");
-        assert_eq!(changed_body(&serde_json::json!([1, 2])), None);
-    }
 }

@@ -1,0 +1,130 @@
+//! A key reused for another request: after the first has answered (the
+//! draft's 422), and while it is still running, where a 409 would send the
+//! client retrying a request that can never succeed.
+
+use futures::future::join;
+
+use crate::client::{Answer, Client, Key};
+use crate::config::ProbeConfig;
+use crate::report::{Level, ScenarioResult, Verdict};
+
+use super::grading::{cite, new_key, pass_if, result};
+
+/// How long the second request waits after the first is sent, so that it
+/// comes while the first is being worked on (the first is slowed by
+/// `--race-delay-ms`, which is longer). Either order is judged fairly.
+const STAGGER_MS: u64 = 50;
+
+pub async fn different_body(client: &Client, config: &ProbeConfig) -> ScenarioResult {
+    const NAME: &str = "same key, different body";
+    const EXPECTED: &str = "422: a key belongs to one request";
+    let level = (Level::Should, cite::REUSED);
+    let Some(other) = other_body(config) else {
+        let why = "no different body to send (give --other-body)".to_owned();
+        return result(NAME, level, EXPECTED, why, Verdict::NotApplicable);
+    };
+    let key = new_key();
+    let first = client.post_until_settled(&key, &config.body).await;
+    let second = client.post(Key::Value(&key), &other, &[]).await;
+    let verdict = pass_if(second.status() == Some(422));
+    let mut observed = format!("{} then {}", first.describe(), second.describe());
+    if second.is_success() && second.resource() == first.resource() {
+        observed.push_str(": silently answered with the first request's resource");
+    } else if second.is_success() {
+        observed.push_str(
+            ": a new resource, the changed body taken as a new request under the same key",
+        );
+    } else if second.status() != Some(422) {
+        observed.push_str(": refused, but not as a key reused for another request");
+    }
+    result(NAME, level, EXPECTED, observed, verdict)
+}
+
+/// The same key with another body, sent while the first request runs
+/// (kept running by the lab's delay header): the one of the two that did
+/// not make the resource should be told 422, not 409.
+pub async fn different_body_in_flight(client: &Client, config: &ProbeConfig) -> ScenarioResult {
+    const NAME: &str = "same key, different body, first still running";
+    const EXPECTED: &str = "one resource; the other request 422, not 409";
+    let level = (Level::Advice, cite::REUSED_IN_FLIGHT);
+    let Some(other) = other_body(config) else {
+        let why = "no different body to send (give --other-body)".to_owned();
+        return result(NAME, level, EXPECTED, why, Verdict::NotApplicable);
+    };
+    if config.race_delay_ms <= STAGGER_MS {
+        let why = format!(
+            "needs the first request kept running: give --race-delay-ms over {STAGGER_MS} (the lab's delay header)"
+        );
+        return result(NAME, level, EXPECTED, why, Verdict::NotApplicable);
+    }
+    let key = new_key();
+    let slow = [("lab-delay-ms", config.race_delay_ms.to_string())];
+    let first = client.post(Key::Value(&key), &config.body, &slow);
+    let second = async {
+        tokio::time::sleep(std::time::Duration::from_millis(STAGGER_MS)).await;
+        client.post(Key::Value(&key), &other, &[]).await
+    };
+    let (first, second) = join(first, second).await;
+    let answers = [&first, &second];
+    let made: Vec<&&Answer> = answers.iter().filter(|a| a.is_success()).collect();
+    let refused: Vec<&&Answer> = answers.iter().filter(|a| !a.is_success()).collect();
+    let mut observed = format!(
+        "first {}, changed body {}",
+        first.describe(),
+        second.describe()
+    );
+    let verdict = match (made.as_slice(), refused.as_slice()) {
+        ([_], [other]) if other.status() == Some(422) => Verdict::Pass,
+        ([_], [other]) if other.status() == Some(409) => {
+            observed.push_str(": told to retry a request that can never succeed");
+            Verdict::Fail
+        }
+        ([a, b], []) if a.resource() != b.resource() => {
+            observed.push_str(": two resources under one key");
+            Verdict::Fail
+        }
+        ([_, _], []) => {
+            observed.push_str(": the changed body answered with the first request's resource");
+            Verdict::Fail
+        }
+        _ => Verdict::Fail,
+    };
+    result(NAME, level, EXPECTED, observed, verdict)
+}
+
+/// The other body to send: the one given, or the body changed a little.
+fn other_body(config: &ProbeConfig) -> Option<serde_json::Value> {
+    config
+        .other_body
+        .clone()
+        .or_else(|| changed_body(&config.body))
+}
+
+/// A different but still plausible body: the first number changed by one,
+/// else the first string with `-changed` appended.
+pub fn changed_body(body: &serde_json::Value) -> Option<serde_json::Value> {
+    let object = body.as_object()?;
+    let mut changed = object.clone();
+    if let Some((name, number)) = object.iter().find_map(|(k, v)| v.as_i64().map(|n| (k, n))) {
+        changed.insert(name.clone(), serde_json::json!(number + 1));
+    } else if let Some((name, text)) = object.iter().find_map(|(k, v)| v.as_str().map(|s| (k, s))) {
+        changed.insert(name.clone(), serde_json::json!(format!("{text}-changed")));
+    } else {
+        return None;
+    }
+    Some(serde_json::Value::Object(changed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_different_body_changes_a_number_first_then_a_string() {
+        let order = serde_json::json!({"item": "coffee", "amount_cents": 450});
+        assert_eq!(changed_body(&order).unwrap()["amount_cents"], 451);
+        let text_only = serde_json::json!({"email": "a@b.c"});
+        assert_eq!(changed_body(&text_only).unwrap()["email"], "a@b.c-changed");
+        assert_eq!(changed_body(&serde_json::json!([1, 2])), None);
+    }
+}
