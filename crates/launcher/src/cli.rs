@@ -68,6 +68,10 @@ struct ProbeArgs {
     /// Sent as Lab-Delay-Ms with the concurrent copies: widens the lab's race window (other APIs ignore it)
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=10_000))]
     race_delay_ms: u64,
+    /// Also fire the copies N times with their last bytes released together,
+    /// which finds a race without any delay hook (only http://)
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    rounds: u32,
     /// The response field that names the created resource
     #[arg(long, default_value = "id")]
     id_field: String,
@@ -166,6 +170,7 @@ async fn probe(args: ProbeArgs) -> ExitCode {
     }
     config.copies = usize::from(args.copies);
     config.race_delay_ms = args.race_delay_ms;
+    config.rounds = args.rounds;
     config.id_field = args.id_field;
     config.timeout = Duration::from_secs(args.timeout_secs.max(1));
 

@@ -8,11 +8,15 @@ use naive_server::NaiveServer;
 use probe::{Level, Report, Verdict};
 use safe_server::SafeServer;
 
-/// How many checks the probe makes: nine experiments, the sequential
+/// How many checks the probe makes: ten experiments, the sequential
 /// retry graded three times (the same resource, the same answer, marked a
 /// replay) and the concurrent one twice (one resource, what the other
 /// copies were told).
-const CHECKS: usize = 12;
+const CHECKS: usize = 13;
+
+/// Rounds of copies released together, in every run here: fast (a few
+/// milliseconds each), and the naive server races in nearly all of them.
+const ROUNDS: &str = "20";
 
 /// Runs the real binary with `args` (off the async runtime, since it blocks).
 async fn idempotency_lab(args: Vec<String>) -> Output {
@@ -37,7 +41,7 @@ fn probe_args(url: &str, lab_secret: &str, extra: &[&str]) -> Vec<String> {
     .into_iter()
     .map(str::to_owned)
     .collect::<Vec<_>>();
-    args.extend(["--race-delay-ms", "200"].map(str::to_owned));
+    args.extend(["--race-delay-ms", "200", "--rounds", ROUNDS].map(str::to_owned));
     args.extend(extra.iter().map(|arg| (*arg).to_owned()));
     args
 }
@@ -254,6 +258,51 @@ async fn fail_on_sets_which_failures_fail_the_run() {
         Some(2),
         "an unknown level is a usage error"
     );
+}
+
+/// Without any delay header, copies whose last bytes arrive together
+/// still meet in the naive server's check-then-insert, and the safe server
+/// still keeps one order per round.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copies_released_together_find_the_naive_race_without_a_delay_header() {
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        for naive in [true, false] {
+            let server = if naive {
+                spawn_server::<NaiveServer>(backend).await
+            } else {
+                spawn_server::<SafeServer>(backend).await
+            };
+            let args = [
+                "probe",
+                "--url",
+                &server.orders_url,
+                "--header",
+                &format!("Lab-Secret: {}", server.secret),
+                "--rounds",
+                ROUNDS,
+                "--json",
+            ]
+            .map(str::to_owned)
+            .to_vec();
+            let output = idempotency_lab(args).await;
+            let report: Report = serde_json::from_slice(&output.stdout).expect("a report");
+            let rounds = report
+                .scenarios
+                .iter()
+                .find(|s| s.scenario == format!("8 copies released together, {ROUNDS} rounds"))
+                .expect("the rounds check");
+            assert_eq!(rounds.level, Level::Must);
+            if naive {
+                assert_eq!(rounds.verdict, Verdict::Fail, "{backend:?}: {rounds:?}");
+                assert!(
+                    rounds.observed.contains("check-then-insert race"),
+                    "{rounds:?}"
+                );
+            } else {
+                assert_eq!(rounds.verdict, Verdict::Pass, "{backend:?}: {rounds:?}");
+            }
+        }
+    }
 }
 
 /// The JUnit XML a CI server reads: `(name, failed)` per test case.

@@ -4,10 +4,11 @@
 
 use std::time::Duration;
 
+use futures::future::join_all;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
-use tokio::io::AsyncWriteExt;
 
 use crate::config::{ProbeConfig, ProbeError};
+use crate::raw_http::{RawPost, RawResponse, read_response};
 
 /// What one request got back.
 #[derive(Debug, Clone)]
@@ -102,6 +103,8 @@ pub struct Client {
     url: reqwest::Url,
     headers: HeaderMap,
     id_field: String,
+    /// How long one request may take (also for those written by hand).
+    timeout: Duration,
 }
 
 impl Client {
@@ -130,6 +133,7 @@ impl Client {
             url: config.url.clone(),
             headers,
             id_field: config.id_field.clone(),
+            timeout: config.timeout,
         })
     }
 
@@ -214,42 +218,81 @@ impl Client {
         key: &str,
         body: &serde_json::Value,
     ) -> Result<(), String> {
-        if self.url.scheme() != "http" {
-            return Err("only plain http:// endpoints can be probed this way".to_owned());
-        }
-        let host = self.url.host_str().ok_or("the URL has no host")?;
-        let port = self.url.port_or_known_default().unwrap_or(80);
-        let mut path = self.url.path().to_owned();
-        if let Some(query) = self.url.query() {
-            path = format!("{path}?{query}");
-        }
-        let body = body.to_string();
-        let mut head = format!(
-            "POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nIdempotency-Key: {key}\r\n",
-            body.len()
-        );
-        for (name, value) in &self.headers {
-            head.push_str(&format!(
-                "{}: {}\r\n",
-                name,
-                value.to_str().unwrap_or_default()
-            ));
-        }
-        head.push_str("Connection: close\r\n\r\n");
-        let mut stream = tokio::net::TcpStream::connect((host, port))
-            .await
-            .map_err(|error| error.to_string())?;
-        stream
-            .write_all(head.as_bytes())
-            .await
-            .map_err(|error| error.to_string())?;
-        stream
-            .write_all(body.as_bytes())
-            .await
-            .map_err(|error| error.to_string())?;
-        stream.flush().await.map_err(|error| error.to_string())?;
+        let post = RawPost::new(&self.url, key, &self.header_pairs(), body)?;
+        let mut stream = post.connect().await?;
+        post.write(&mut stream).await?;
         drop(stream);
         Ok(())
+    }
+
+    /// Sends `copies` copies of one POST so that they are complete at the
+    /// server at the same moment: each is written but its last byte, then
+    /// every last byte at once. No delay hook needed; only `http://`.
+    pub async fn post_all_at_once(
+        &self,
+        key: &str,
+        body: &serde_json::Value,
+        copies: usize,
+    ) -> Result<Vec<Answer>, String> {
+        let post = RawPost::new(&self.url, key, &self.header_pairs(), body)?;
+        let mut streams = Vec::with_capacity(copies);
+        for _ in 0..copies {
+            let mut stream = post.connect().await?;
+            post.write_all_but_the_last_byte(&mut stream).await?;
+            streams.push(stream);
+        }
+        let released = join_all(
+            streams
+                .iter_mut()
+                .map(|stream| post.write_the_last_byte(stream)),
+        )
+        .await;
+        if let Some(Err(error)) = released.into_iter().find(Result::is_err) {
+            return Err(error);
+        }
+        let read = join_all(
+            streams
+                .iter_mut()
+                .map(|stream| read_response(stream, self.timeout)),
+        )
+        .await;
+        Ok(read
+            .into_iter()
+            .map(|response| match response {
+                Ok(response) => self.answer_of(response),
+                Err(error) => Answer::Failed(error),
+            })
+            .collect())
+    }
+
+    /// The headers every request carries, as name and value.
+    fn header_pairs(&self) -> Vec<(String, String)> {
+        self.headers
+            .iter()
+            .map(|(name, value)| {
+                (
+                    name.to_string(),
+                    String::from_utf8_lossy(value.as_bytes()).into_owned(),
+                )
+            })
+            .collect()
+    }
+
+    /// The answer a response read by hand stands for.
+    fn answer_of(&self, response: RawResponse) -> Answer {
+        Answer::Response {
+            status: response.status,
+            replayed: response
+                .header("idempotent-replayed")
+                .is_some_and(|value| value.eq_ignore_ascii_case("true")),
+            resource: self.resource_of(&response.body),
+            retry_after: response.header("retry-after").and_then(retry_after_seconds),
+            carried: Carried {
+                location: response.header("location").map(str::to_owned),
+                content_type: response.header("content-type").map(str::to_owned),
+                body: response.body,
+            },
+        }
     }
 
     fn resource_of(&self, body: &str) -> Option<String> {

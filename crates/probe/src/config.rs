@@ -21,6 +21,9 @@ pub struct ProbeConfig {
     /// Sent as `Lab-Delay-Ms` with the concurrent copies only: widens the
     /// lab's race window; other APIs ignore the header.
     pub race_delay_ms: u64,
+    /// How many rounds of copies with their last bytes released together
+    /// (no delay hook needed); 0 leaves that check out.
+    pub rounds: u32,
     /// The response field that names the created resource.
     pub id_field: String,
     /// How long one request may take.
@@ -53,6 +56,7 @@ impl ProbeConfig {
             other_body: None,
             copies: 8,
             race_delay_ms: 0,
+            rounds: 0,
             id_field: "id".to_owned(),
             timeout: Duration::from_secs(15),
         }

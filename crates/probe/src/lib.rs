@@ -6,6 +6,7 @@
 mod client;
 mod config;
 mod junit;
+mod raw_http;
 mod report;
 mod scenarios;
 

@@ -11,10 +11,12 @@ use crate::report::{Level, ScenarioResult, Verdict};
 mod grading;
 mod replay;
 mod reuse;
+mod rounds;
 
 use grading::{cite, new_key, pass_if, result};
 use replay::{replay_fidelity, replay_marker, what_the_retry_got};
 use reuse::{different_body, different_body_in_flight};
+use rounds::copies_released_together;
 
 /// Runs the scenarios in teaching order.
 pub async fn run_all(
@@ -25,6 +27,7 @@ pub async fn run_all(
     results.push(missing_key(client, config).await);
     results.push(retry_after_dropped_connection(client, config).await);
     results.extend(concurrent_copies(client, config).await);
+    results.push(copies_released_together(client, config).await);
     results.push(different_body(client, config).await);
     results.push(different_body_in_flight(client, config).await);
     let formats = [
