@@ -56,6 +56,10 @@ struct ProbeArgs {
     /// An extra header for every request, as 'Name: value' (repeat for more)
     #[arg(long = "header", value_name = "NAME: VALUE")]
     headers: Vec<String>,
+    /// One client's identity, as 'Name: value'; give it twice (two clients)
+    /// to check that a key is not shared across clients
+    #[arg(long = "client-header", value_name = "NAME: VALUE")]
+    client_headers: Vec<String>,
     /// A JSON body the endpoint accepts
     #[arg(long, default_value = r#"{"item":"coffee","amount_cents":450}"#)]
     body: String,
@@ -165,6 +169,12 @@ async fn probe(args: ProbeArgs) -> ExitCode {
     for header in &args.headers {
         match probe::parse_header(header) {
             Ok(pair) => config.headers.push(pair),
+            Err(error) => return cannot_run(error.to_string()),
+        }
+    }
+    for header in &args.client_headers {
+        match probe::parse_header(header) {
+            Ok(pair) => config.client_headers.push(pair),
             Err(error) => return cannot_run(error.to_string()),
         }
     }

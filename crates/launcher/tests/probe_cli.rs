@@ -8,11 +8,11 @@ use naive_server::NaiveServer;
 use probe::{Level, Report, Verdict};
 use safe_server::SafeServer;
 
-/// How many checks the probe makes: ten experiments, the sequential
+/// How many checks the probe makes: eleven experiments, the sequential
 /// retry graded three times (the same resource, the same answer, marked a
 /// replay) and the concurrent one twice (one resource, what the other
 /// copies were told).
-const CHECKS: usize = 13;
+const CHECKS: usize = 14;
 
 /// Rounds of copies released together, in every run here: fast (a few
 /// milliseconds each), and the naive server races in nearly all of them.
@@ -42,6 +42,15 @@ fn probe_args(url: &str, lab_secret: &str, extra: &[&str]) -> Vec<String> {
     .map(str::to_owned)
     .collect::<Vec<_>>();
     args.extend(["--race-delay-ms", "200", "--rounds", ROUNDS].map(str::to_owned));
+    // Two clients: this lab, and another lab of its own (a lab is the
+    // lab's notion of a client).
+    let other_lab = format!("probe-client-b-{}", uuid::Uuid::new_v4().simple());
+    for identity in [lab_secret.to_owned(), other_lab] {
+        args.extend([
+            "--client-header".to_owned(),
+            format!("Lab-Secret: {identity}"),
+        ]);
+    }
     args.extend(extra.iter().map(|arg| (*arg).to_owned()));
     args
 }

@@ -144,10 +144,24 @@ impl Client {
         body: &serde_json::Value,
         extra: &[(&str, String)],
     ) -> Answer {
+        // An extra header replaces the one of the same name (a second
+        // client's identity replaces the first's).
+        let mut headers = self.headers.clone();
+        for (name, value) in extra {
+            match (
+                HeaderName::from_bytes(name.as_bytes()),
+                HeaderValue::from_str(value),
+            ) {
+                (Ok(name), Ok(value)) => {
+                    headers.insert(name, value);
+                }
+                _ => return Answer::Failed(format!("{name} cannot be sent as a header")),
+            }
+        }
         let mut request = self
             .http
             .post(self.url.clone())
-            .headers(self.headers.clone())
+            .headers(headers)
             .header(CONTENT_TYPE, "application/json")
             .body(body.to_string());
         if let Key::Value(key) = key {
@@ -155,9 +169,6 @@ impl Client {
                 Ok(value) => request = request.header("idempotency-key", value),
                 Err(_) => return Answer::Failed("the key cannot be sent as a header".to_owned()),
             }
-        }
-        for (name, value) in extra {
-            request = request.header(*name, value);
         }
         match request.send().await {
             Ok(response) => {
@@ -199,13 +210,23 @@ impl Client {
     /// Sends until the answer is neither a `409` nor a failed connection
     /// (at most six tries), waiting as `Retry-After` asks or backing off.
     pub async fn post_until_settled(&self, key: &str, body: &serde_json::Value) -> Answer {
-        let mut answer = self.post(Key::Value(key), body, &[]).await;
+        self.post_until_settled_with(key, body, &[]).await
+    }
+
+    /// Like [`Self::post_until_settled`], with `extra` headers on every try.
+    pub async fn post_until_settled_with(
+        &self,
+        key: &str,
+        body: &serde_json::Value,
+        extra: &[(&str, String)],
+    ) -> Answer {
+        let mut answer = self.post(Key::Value(key), body, extra).await;
         for attempt in 0..5u32 {
             let Some(pause) = pause_before_retry(&answer, attempt) else {
                 break;
             };
             tokio::time::sleep(pause).await;
-            answer = self.post(Key::Value(key), body, &[]).await;
+            answer = self.post(Key::Value(key), body, extra).await;
         }
         answer
     }

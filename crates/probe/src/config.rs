@@ -12,6 +12,9 @@ pub struct ProbeConfig {
     /// …). Without a `Lab-Secret` or `Lab-Id`, a random `Lab-Secret` is
     /// sent: on the lab's servers each run gets a private lab of its own.
     pub headers: Vec<(String, String)>,
+    /// Two clients' identities (e.g. two `Authorization` headers), one
+    /// header each, for the check that a key is not shared across clients.
+    pub client_headers: Vec<(String, String)>,
     /// A body the endpoint accepts.
     pub body: serde_json::Value,
     /// A different body the endpoint also accepts; derived from `body` if absent.
@@ -52,6 +55,7 @@ impl ProbeConfig {
         Self {
             url,
             headers: Vec::new(),
+            client_headers: Vec::new(),
             body: serde_json::json!({"item": "coffee", "amount_cents": 450}),
             other_body: None,
             copies: 8,

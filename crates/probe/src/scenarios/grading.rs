@@ -11,6 +11,7 @@ pub mod cite {
     pub const MISSING: &str = "the draft's \"Error Scenarios\": a missing key SHOULD get 400, with a link to the documentation";
     pub const IN_PROGRESS: &str = "the draft's \"Error Scenarios\": a retry while the first request is in progress SHOULD get 409";
     pub const ROUNDS: &str = "the header's purpose (a duplicate gets the first request's result; the work is done once), tried without a delay hook: a race found once is a broken promise, none found in N rounds is no proof";
+    pub const CLIENTS: &str = "common practice: a key belongs to the client that made it (Stripe scopes keys to the account); shared, one client can be handed another's answer";
     pub const REUSED_IN_FLIGHT: &str = "the draft does not say whether 422 (another payload) or 409 (in progress) wins; a 409 sends the client retrying a request that can never succeed, so the 422 should";
     pub const REUSED: &str =
         "the draft's \"Error Scenarios\": a key reused with another payload SHOULD get 422";

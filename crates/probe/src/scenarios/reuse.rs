@@ -92,6 +92,49 @@ pub async fn different_body_in_flight(client: &Client, config: &ProbeConfig) -> 
     result(NAME, level, EXPECTED, observed, verdict)
 }
 
+/// The same key and body from two clients: the second client's request is
+/// its own, never answered with the first client's resource.
+pub async fn one_key_two_clients(client: &Client, config: &ProbeConfig) -> ScenarioResult {
+    const NAME: &str = "one key, two clients";
+    const EXPECTED: &str = "client B's request is its own: a resource of its own, not client A's";
+    let level = (Level::Advice, cite::CLIENTS);
+    let [(a_name, a_value), (b_name, b_value)] = config.client_headers.as_slice() else {
+        let why =
+            "give --client-header twice, one identity per client (e.g. two Authorization headers)";
+        return result(
+            NAME,
+            level,
+            EXPECTED,
+            why.to_owned(),
+            Verdict::NotApplicable,
+        );
+    };
+    let key = new_key();
+    let as_a = [(a_name.as_str(), a_value.clone())];
+    let as_b = [(b_name.as_str(), b_value.clone())];
+    let first = client
+        .post_until_settled_with(&key, &config.body, &as_a)
+        .await;
+    let second = client
+        .post_until_settled_with(&key, &config.body, &as_b)
+        .await;
+    let mut observed = format!(
+        "client A {}, client B {}",
+        first.describe(),
+        second.describe()
+    );
+    let own = second.is_success()
+        && second.resource().is_some()
+        && second.resource() != first.resource()
+        && !second.is_marked_replayed();
+    if second.is_success() && second.resource() == first.resource() {
+        observed.push_str(": client B was handed client A's resource (keys shared across clients)");
+    } else if !second.is_success() {
+        observed.push_str(": client B was refused (keys collide across clients)");
+    }
+    result(NAME, level, EXPECTED, observed, pass_if(own))
+}
+
 /// The other body to send: the one given, or the body changed a little.
 fn other_body(config: &ProbeConfig) -> Option<serde_json::Value> {
     config
