@@ -3,57 +3,14 @@
 use std::process::Output;
 
 use lab_e2e::{Backend, spawn_server};
-use locked_server::LockedServer;
 use naive_server::NaiveServer;
 use probe::{Level, Report, Verdict};
 use safe_server::SafeServer;
+use transactional_server::TransactionalServer;
 
-/// How many checks the probe makes: eleven experiments, the sequential
-/// retry graded three times (the same resource, the same answer, marked a
-/// replay) and the concurrent one twice (one resource, what the other
-/// copies were told).
-const CHECKS: usize = 14;
+mod probe_support;
 
-/// Rounds of copies released together, in every run here: fast (a few
-/// milliseconds each), and the naive server races in nearly all of them.
-const ROUNDS: &str = "20";
-
-/// Runs the real binary with `args` (off the async runtime, since it blocks).
-async fn idempotency_lab(args: Vec<String>) -> Output {
-    tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_idempotency-lab"))
-            .args(args)
-            .output()
-            .expect("the binary runs")
-    })
-    .await
-    .expect("the blocking task finishes")
-}
-
-fn probe_args(url: &str, lab_secret: &str, extra: &[&str]) -> Vec<String> {
-    let mut args = vec![
-        "probe",
-        "--url",
-        url,
-        "--header",
-        &format!("Lab-Secret: {lab_secret}"),
-    ]
-    .into_iter()
-    .map(str::to_owned)
-    .collect::<Vec<_>>();
-    args.extend(["--race-delay-ms", "200", "--rounds", ROUNDS].map(str::to_owned));
-    // Two clients: this lab, and another lab of its own (a lab is the
-    // lab's notion of a client).
-    let other_lab = format!("probe-client-b-{}", uuid::Uuid::new_v4().simple());
-    for identity in [lab_secret.to_owned(), other_lab] {
-        args.extend([
-            "--client-header".to_owned(),
-            format!("Lab-Secret: {identity}"),
-        ]);
-    }
-    args.extend(extra.iter().map(|arg| (*arg).to_owned()));
-    args
-}
+use probe_support::{CHECKS, ROUNDS, idempotency_lab, probe_args};
 
 /// The table's rows as (result, scenario), read back from its text.
 fn table_rows(table: &str, report: &Report) -> Vec<(String, String)> {
@@ -210,8 +167,8 @@ async fn json_alone_prints_the_report_instead_of_the_table() {
     assert!(!stdout.contains("probe summary"), "no table: {stdout}");
 }
 
-async fn every_scenario_passes_against_the_safe_server(backend: Backend) {
-    let server = spawn_server::<SafeServer>(backend).await;
+async fn every_check_passes_against<S: lab_core::OrderServer>(backend: Backend) {
+    let server = spawn_server::<S>(backend).await;
 
     let (output, table, report) = probe_both_ways(&server.orders_url, &server.secret).await;
 
@@ -229,44 +186,22 @@ async fn every_scenario_passes_against_the_safe_server(backend: Backend) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_scenario_passes_against_the_safe_server_on_sqlite() {
-    every_scenario_passes_against_the_safe_server(Backend::Sqlite).await;
+    every_check_passes_against::<SafeServer>(Backend::Sqlite).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_scenario_passes_against_the_safe_server_on_postgres() {
-    every_scenario_passes_against_the_safe_server(Backend::Postgres).await;
+    every_check_passes_against::<SafeServer>(Backend::Postgres).await;
 }
 
-/// The in-process lock closes the race (one process here) but its naive
-/// flow replays the first order for a changed body: a SHOULD broken, no
-/// MUST. The exit status follows `--fail-on`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fail_on_sets_which_failures_fail_the_run() {
-    let server = spawn_server::<LockedServer>(Backend::Sqlite).await;
-    let url = &server.orders_url;
+async fn every_scenario_passes_against_the_transactional_server_on_sqlite() {
+    every_check_passes_against::<TransactionalServer>(Backend::Sqlite).await;
+}
 
-    let by_default = idempotency_lab(probe_args(url, &server.secret, &["--json"])).await;
-    let report: Report = serde_json::from_slice(&by_default.stdout).expect("a report");
-    assert_eq!(
-        (report.failed_must, report.failed_should),
-        (0, 1),
-        "{report:#?}"
-    );
-    assert_eq!(
-        by_default.status.code(),
-        Some(0),
-        "a SHOULD alone passes by default"
-    );
-
-    let strict = idempotency_lab(probe_args(url, &server.secret, &["--fail-on", "should"])).await;
-    assert_eq!(strict.status.code(), Some(1), "--fail-on should fails it");
-
-    let nonsense = idempotency_lab(probe_args(url, &server.secret, &["--fail-on", "may"])).await;
-    assert_eq!(
-        nonsense.status.code(),
-        Some(2),
-        "an unknown level is a usage error"
-    );
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_scenario_passes_against_the_transactional_server_on_postgres() {
+    every_check_passes_against::<TransactionalServer>(Backend::Postgres).await;
 }
 
 /// Without any delay header, copies whose last bytes arrive together
@@ -311,57 +246,6 @@ async fn copies_released_together_find_the_naive_race_without_a_delay_header() {
                 assert_eq!(rounds.verdict, Verdict::Pass, "{backend:?}: {rounds:?}");
             }
         }
-    }
-}
-
-/// The JUnit XML a CI server reads: `(name, failed)` per test case.
-fn junit_cases(xml: &str) -> Vec<(String, bool)> {
-    let document = roxmltree::Document::parse(xml).expect("valid XML");
-    document
-        .descendants()
-        .filter(|node| node.has_tag_name("testcase"))
-        .map(|case| {
-            let name = case.attribute("name").expect("a named case").to_owned();
-            let failed = case.children().any(|child| child.has_tag_name("failure"));
-            (name, failed)
-        })
-        .collect()
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn junit_output_has_one_case_per_check_failing_those_at_the_fail_on_level() {
-    let server = spawn_server::<LockedServer>(Backend::Sqlite).await;
-    for (fail_on, failing) in [
-        ("must", vec![]),
-        ("should", vec!["[SHOULD] same key, different body"]),
-    ] {
-        let file = std::env::temp_dir().join(format!("probe-{}.xml", uuid::Uuid::new_v4()));
-        let path = file.to_str().expect("a UTF-8 temp path").to_owned();
-        let extra = ["--fail-on", fail_on, "--junit", &path];
-        let output = idempotency_lab(probe_args(&server.orders_url, &server.secret, &extra)).await;
-        let xml = std::fs::read_to_string(&file).expect("--junit FILE saves the XML");
-        let _ = std::fs::remove_file(&file);
-
-        let cases = junit_cases(&xml);
-        assert_eq!(cases.len(), CHECKS, "one case per check:\n{xml}");
-        assert!(
-            cases
-                .iter()
-                .any(|(name, _)| name == "[MUST] 8 concurrent copies"),
-            "{xml}"
-        );
-        let failed: Vec<&str> = cases
-            .iter()
-            .filter(|(_, failed)| *failed)
-            .map(|(name, _)| name.as_str())
-            .collect();
-        assert_eq!(failed, failing, "--fail-on {fail_on}:\n{xml}");
-        let expected_exit = if failing.is_empty() { 0 } else { 1 };
-        assert_eq!(
-            output.status.code(),
-            Some(expected_exit),
-            "--fail-on {fail_on}"
-        );
     }
 }
 

@@ -3,6 +3,7 @@
 //! else's — and reports, per scenario, what the IETF draft and common
 //! practice expect, what the endpoint did, and whether that passes.
 
+mod answer;
 mod client;
 mod config;
 mod junit;

@@ -1,0 +1,214 @@
+//! A small endpoint that takes an `Idempotency-Key` the way the draft asks,
+//! with one switch per way real libraries get it wrong, so that the probe's
+//! tests can show each check catching the bug it is meant for.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+
+/// One way an idempotency layer breaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bug {
+    /// Looks the key up, then stores it, with a store round trip between.
+    CheckThenSet,
+    /// Never stores an answer: every retry does the work again.
+    NeverReplays,
+    /// Replays with 200 where the first answer was 201.
+    ReplaysWithAnotherStatus,
+    /// Replays without the first answer's `Location`.
+    DropsLocationOnReplay,
+    /// Replays without `Idempotent-Replayed: true`.
+    NoReplayMarker,
+    /// Replays the first answer whatever the body.
+    IgnoresTheBody,
+    /// While the first request runs, answers a changed body 409, not 422.
+    ConflictBeforeFingerprint,
+    /// Keys are one space for every client.
+    SharesKeysAcrossClients,
+    /// Takes a request without a key.
+    AcceptsAMissingKey,
+    /// Takes any key: empty, 256 characters, not ASCII.
+    AcceptsOddKeys,
+}
+
+/// What a key holds.
+#[derive(Debug, Clone)]
+enum Entry {
+    Running { fingerprint: String },
+    Done { fingerprint: String, id: String },
+}
+
+/// The key of a key: the client (unless keys are shared) and the key.
+type Slot = (String, String);
+
+#[derive(Clone)]
+struct Fake {
+    bug: Option<Bug>,
+    keys: Arc<Mutex<HashMap<Slot, Entry>>>,
+}
+
+/// Starts the fake with `bug` (or none) on a free port; its POST URL.
+pub async fn start(bug: Option<Bug>) -> String {
+    let fake = Fake {
+        bug,
+        keys: Arc::default(),
+    };
+    let app = Router::new().route("/orders", post(order)).with_state(fake);
+    let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .expect("a free port");
+    let addr = listener.local_addr().expect("its address");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}/orders")
+}
+
+async fn order(State(fake): State<Fake>, headers: HeaderMap, body: Bytes) -> Response {
+    // The work runs to its end even if the client hangs up, as it must.
+    tokio::spawn(fake.handle(headers, body))
+        .await
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+impl Fake {
+    fn has(&self, bug: Bug) -> bool {
+        self.bug == Some(bug)
+    }
+
+    async fn handle(self, headers: HeaderMap, body: Bytes) -> Response {
+        let text = |name: &str| {
+            headers
+                .get(name)
+                .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+        };
+        let Some(key) = text("idempotency-key") else {
+            if self.has(Bug::AcceptsAMissingKey) {
+                return created(&uuid::Uuid::new_v4().to_string());
+            }
+            return StatusCode::BAD_REQUEST.into_response();
+        };
+        let odd = key.is_empty() || key.len() > 255 || !key.is_ascii();
+        if odd && !self.has(Bug::AcceptsOddKeys) {
+            return StatusCode::BAD_REQUEST.into_response();
+        }
+        let client = if self.has(Bug::SharesKeysAcrossClients) {
+            String::new()
+        } else {
+            text("lab-secret").unwrap_or_default()
+        };
+        let fingerprint = serde_json::from_slice::<serde_json::Value>(&body)
+            .map(|json| json.to_string())
+            .unwrap_or_default();
+        let slot = (client, key);
+        // The lab's delay header widens the window the design leaves open.
+        let delay = headers
+            .get("lab-delay-ms")
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.parse::<u64>().ok())
+            .map_or(Duration::ZERO, Duration::from_millis);
+        if self.has(Bug::NeverReplays) {
+            return self.work(delay, None, fingerprint).await;
+        }
+        let running = Entry::Running {
+            fingerprint: fingerprint.clone(),
+        };
+        if self.has(Bug::CheckThenSet) {
+            let found = self.keys.lock().unwrap().get(&slot).cloned();
+            if let Some(entry) = found {
+                return self.answer_existing(entry, &fingerprint);
+            }
+            // The store round trip between the look and the write (and
+            // the delay, which here falls in that window).
+            tokio::time::sleep(delay.max(Duration::from_millis(2))).await;
+            self.keys.lock().unwrap().insert(slot.clone(), running);
+            return self.work(Duration::ZERO, Some(slot), fingerprint).await;
+        }
+        // Look and claim in one step: what a UNIQUE constraint does.
+        let existing = {
+            let mut keys = self.keys.lock().unwrap();
+            let existing = keys.get(&slot).cloned();
+            if existing.is_none() {
+                keys.insert(slot.clone(), running);
+            }
+            existing
+        };
+        match existing {
+            Some(entry) => self.answer_existing(entry, &fingerprint),
+            None => self.work(delay, Some(slot), fingerprint).await,
+        }
+    }
+
+    fn answer_existing(&self, entry: Entry, fingerprint: &str) -> Response {
+        let other_body = |claimed: &str| claimed != fingerprint && !self.has(Bug::IgnoresTheBody);
+        match entry {
+            Entry::Running {
+                fingerprint: claimed,
+            } => {
+                if other_body(&claimed) && !self.has(Bug::ConflictBeforeFingerprint) {
+                    StatusCode::UNPROCESSABLE_ENTITY.into_response()
+                } else {
+                    (StatusCode::CONFLICT, [(header::RETRY_AFTER, "1")]).into_response()
+                }
+            }
+            Entry::Done {
+                fingerprint: claimed,
+                id,
+            } => {
+                if other_body(&claimed) {
+                    return StatusCode::UNPROCESSABLE_ENTITY.into_response();
+                }
+                self.replay(&id)
+            }
+        }
+    }
+
+    /// Makes the resource, after `delay`, and stores its answer in `slot`.
+    async fn work(&self, delay: Duration, slot: Option<Slot>, fingerprint: String) -> Response {
+        tokio::time::sleep(delay).await;
+        let id = uuid::Uuid::new_v4().to_string();
+        if let Some(slot) = slot {
+            let done = Entry::Done {
+                fingerprint,
+                id: id.clone(),
+            };
+            self.keys.lock().unwrap().insert(slot, done);
+        }
+        created(&id)
+    }
+
+    fn replay(&self, id: &str) -> Response {
+        let mut response = created(id);
+        if self.has(Bug::ReplaysWithAnotherStatus) {
+            *response.status_mut() = StatusCode::OK;
+        }
+        if self.has(Bug::DropsLocationOnReplay) {
+            response.headers_mut().remove(header::LOCATION);
+        }
+        if !self.has(Bug::NoReplayMarker) {
+            response
+                .headers_mut()
+                .insert("idempotent-replayed", HeaderValue::from_static("true"));
+        }
+        response
+    }
+}
+
+/// `201` with the resource: its id in the body, and its `Location`.
+fn created(id: &str) -> Response {
+    (
+        StatusCode::CREATED,
+        [
+            (header::LOCATION, format!("/orders/{id}")),
+            (header::CONTENT_TYPE, "application/json".to_owned()),
+        ],
+        serde_json::json!({ "id": id }).to_string(),
+    )
+        .into_response()
+}
