@@ -29,7 +29,7 @@ enum Command {
     Serve(Settings),
     /// Try the failure scenarios against any POST endpoint that takes an Idempotency-Key
     #[command(after_help = PROBE_AFTER_HELP)]
-    Probe(ProbeArgs),
+    Probe(Box<ProbeArgs>),
     /// Measure the naive, safe and transactional servers under load on SQLite and PostgreSQL, next to a no-HTTP baseline
     #[command(after_help = BENCH_AFTER_HELP)]
     Bench(BenchArgs),
@@ -60,6 +60,10 @@ struct ProbeArgs {
     /// to check that a key is not shared across clients
     #[arg(long = "client-header", value_name = "NAME: VALUE")]
     client_headers: Vec<String>,
+    /// Another POST endpoint of the same service, to check that a key is
+    /// not shared across endpoints
+    #[arg(long)]
+    other_url: Option<reqwest::Url>,
     /// A JSON body the endpoint accepts
     #[arg(long, default_value = r#"{"item":"coffee","amount_cents":450}"#)]
     body: String,
@@ -143,7 +147,7 @@ async fn serve(settings: Settings) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-async fn probe(args: ProbeArgs) -> ExitCode {
+async fn probe(args: Box<ProbeArgs>) -> ExitCode {
     let cannot_run = |message: String| {
         eprintln!("error: {message}");
         ExitCode::from(2)
@@ -181,6 +185,7 @@ async fn probe(args: ProbeArgs) -> ExitCode {
     config.copies = usize::from(args.copies);
     config.race_delay_ms = args.race_delay_ms;
     config.rounds = args.rounds;
+    config.other_url = args.other_url;
     config.id_field = args.id_field;
     config.timeout = Duration::from_secs(args.timeout_secs.max(1));
 

@@ -46,10 +46,12 @@ fn label(verdict: Verdict) -> &'static str {
 
 /// One probe run that prints its table and saves its JSON report
 /// (`--json FILE`), so both describe the very same requests.
-async fn probe_both_ways(url: &str, lab: &str) -> (Output, String, Report) {
+async fn probe_both_ways(url: &str, lab: &str, extra: &[&str]) -> (Output, String, Report) {
     let file = std::env::temp_dir().join(format!("probe-{}.json", uuid::Uuid::new_v4()));
     let path = file.to_str().expect("a UTF-8 temp path").to_owned();
-    let output = idempotency_lab(probe_args(url, lab, &["--json", &path])).await;
+    let mut extra = extra.to_vec();
+    extra.extend(["--json", &path]);
+    let output = idempotency_lab(probe_args(url, lab, &extra)).await;
     let saved = std::fs::read(&file).expect("--json FILE saves the report");
     let _ = std::fs::remove_file(&file);
     let report: Report = serde_json::from_slice(&saved).expect("the saved report is JSON");
@@ -61,7 +63,7 @@ async fn probe_both_ways(url: &str, lab: &str) -> (Output, String, Report) {
 async fn the_probe_reports_the_race_and_the_silent_replay_of_the_naive_server() {
     let server = spawn_server::<NaiveServer>(Backend::Sqlite).await;
 
-    let (output, table, report) = probe_both_ways(&server.orders_url, &server.secret).await;
+    let (output, table, report) = probe_both_ways(&server.orders_url, &server.secret, &[]).await;
 
     assert_eq!(
         output.status.code(),
@@ -169,8 +171,16 @@ async fn json_alone_prints_the_report_instead_of_the_table() {
 
 async fn every_check_passes_against<S: lab_core::OrderServer>(backend: Backend) {
     let server = spawn_server::<S>(backend).await;
+    // Another endpoint of the same "service": another design's server,
+    // whose keys are its own.
+    let other = spawn_server::<NaiveServer>(backend).await;
 
-    let (output, table, report) = probe_both_ways(&server.orders_url, &server.secret).await;
+    let (output, table, report) = probe_both_ways(
+        &server.orders_url,
+        &server.secret,
+        &["--other-url", &other.orders_url],
+    )
+    .await;
 
     assert_eq!(output.status.code(), Some(0), "{table}");
     assert_eq!(report.scenarios.len(), CHECKS);

@@ -65,6 +65,17 @@ impl Client {
         body: &serde_json::Value,
         extra: &[(&str, String)],
     ) -> Answer {
+        self.post_to(&self.url, key, body, extra).await
+    }
+
+    /// Like [`Self::post`], to another endpoint of the same service.
+    pub async fn post_to(
+        &self,
+        url: &reqwest::Url,
+        key: Key<'_>,
+        body: &serde_json::Value,
+        extra: &[(&str, String)],
+    ) -> Answer {
         // An extra header replaces the one of the same name (a second
         // client's identity replaces the first's).
         let mut headers = self.headers.clone();
@@ -81,7 +92,7 @@ impl Client {
         }
         let mut request = self
             .http
-            .post(self.url.clone())
+            .post(url.clone())
             .headers(headers)
             .header(CONTENT_TYPE, "application/json")
             .body(body.to_string());

@@ -15,6 +15,9 @@ pub struct ProbeConfig {
     /// Two clients' identities (e.g. two `Authorization` headers), one
     /// header each, for the check that a key is not shared across clients.
     pub client_headers: Vec<(String, String)>,
+    /// Another POST endpoint of the same service, for the check that a key
+    /// is not shared across endpoints.
+    pub other_url: Option<reqwest::Url>,
     /// A body the endpoint accepts.
     pub body: serde_json::Value,
     /// A different body the endpoint also accepts; derived from `body` if absent.
@@ -56,6 +59,7 @@ impl ProbeConfig {
             url,
             headers: Vec::new(),
             client_headers: Vec::new(),
+            other_url: None,
             body: serde_json::json!({"item": "coffee", "amount_cents": 450}),
             other_body: None,
             copies: 8,

@@ -15,7 +15,7 @@ mod rounds;
 
 use grading::{cite, new_key, pass_if, result};
 use replay::{replay_fidelity, replay_marker, what_the_retry_got};
-use reuse::{different_body, different_body_in_flight, one_key_two_clients};
+use reuse::{different_body, different_body_in_flight, one_key_two_clients, one_key_two_endpoints};
 use rounds::copies_released_together;
 
 /// Runs the scenarios in teaching order.
@@ -31,6 +31,7 @@ pub async fn run_all(
     results.push(different_body(client, config).await);
     results.push(different_body_in_flight(client, config).await);
     results.push(one_key_two_clients(client, config).await);
+    results.push(one_key_two_endpoints(client, config).await);
     let formats = [
         ("empty key", String::new(), cite::EMPTY),
         ("256-character key", "k".repeat(256), cite::LONG),

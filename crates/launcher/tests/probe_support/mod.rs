@@ -3,11 +3,11 @@
 
 use std::process::Output;
 
-/// How many checks the probe makes: eleven experiments, the sequential
+/// How many checks the probe makes: twelve experiments, the sequential
 /// retry graded three times (the same resource, the same answer, marked a
 /// replay) and the concurrent one twice (one resource, what the other
 /// copies were told).
-pub const CHECKS: usize = 14;
+pub const CHECKS: usize = 15;
 
 /// Rounds of copies released together, in every run here: fast (a few
 /// milliseconds each), and the naive server races in nearly all of them.

@@ -12,6 +12,7 @@ pub mod cite {
     pub const IN_PROGRESS: &str = "the draft's \"Error Scenarios\": a retry while the first request is in progress SHOULD get 409";
     pub const ROUNDS: &str = "the header's purpose (a duplicate gets the first request's result; the work is done once), tried without a delay hook: a race found once is a broken promise, none found in N rounds is no proof";
     pub const CLIENTS: &str = "common practice: a key belongs to the client that made it (Stripe scopes keys to the account); shared, one client can be handed another's answer";
+    pub const ENDPOINTS: &str = "common practice: a key belongs to the endpoint it was made for (Stripe refuses a key reused on another endpoint); the draft leaves the scope open";
     pub const REUSED_IN_FLIGHT: &str = "the draft does not say whether 422 (another payload) or 409 (in progress) wins; a 409 sends the client retrying a request that can never succeed, so the 422 should";
     pub const REUSED: &str =
         "the draft's \"Error Scenarios\": a key reused with another payload SHOULD get 422";
@@ -43,6 +44,22 @@ pub fn result(
         observed,
         verdict,
     }
+}
+
+/// A check that could not be tried, and `why`.
+pub fn not_applicable(
+    scenario: impl Into<String>,
+    level: (Level, &str),
+    expected: &str,
+    why: &str,
+) -> ScenarioResult {
+    result(
+        scenario,
+        level,
+        expected,
+        why.to_owned(),
+        Verdict::NotApplicable,
+    )
 }
 
 pub fn pass_if(expected: bool) -> Verdict {

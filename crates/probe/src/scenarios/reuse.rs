@@ -8,7 +8,7 @@ use crate::client::{Answer, Client, Key};
 use crate::config::ProbeConfig;
 use crate::report::{Level, ScenarioResult, Verdict};
 
-use super::grading::{cite, new_key, pass_if, result};
+use super::grading::{cite, new_key, not_applicable, pass_if, result};
 
 /// How long the second request waits after the first is sent, so that it
 /// comes while the first is being worked on (the first is slowed by
@@ -101,13 +101,7 @@ pub async fn one_key_two_clients(client: &Client, config: &ProbeConfig) -> Scena
     let [(a_name, a_value), (b_name, b_value)] = config.client_headers.as_slice() else {
         let why =
             "give --client-header twice, one identity per client (e.g. two Authorization headers)";
-        return result(
-            NAME,
-            level,
-            EXPECTED,
-            why.to_owned(),
-            Verdict::NotApplicable,
-        );
+        return not_applicable(NAME, level, EXPECTED, why);
     };
     let key = new_key();
     let as_a = [(a_name.as_str(), a_value.clone())];
@@ -133,6 +127,40 @@ pub async fn one_key_two_clients(client: &Client, config: &ProbeConfig) -> Scena
         observed.push_str(": client B was refused (keys collide across clients)");
     }
     result(NAME, level, EXPECTED, observed, pass_if(own))
+}
+
+/// The same key and body on another endpoint of the service: never
+/// answered with the first endpoint's resource.
+pub async fn one_key_two_endpoints(client: &Client, config: &ProbeConfig) -> ScenarioResult {
+    const NAME: &str = "one key, two endpoints";
+    const EXPECTED: &str =
+        "the other endpoint's own resource, or a refusal: never the first endpoint's resource";
+    let level = (Level::Advice, cite::ENDPOINTS);
+    let Some(other_url) = &config.other_url else {
+        let why = "give --other-url, another POST endpoint of the same service";
+        return not_applicable(NAME, level, EXPECTED, why);
+    };
+    let key = new_key();
+    let first = client.post_until_settled(&key, &config.body).await;
+    let second = client
+        .post_to(other_url, Key::Value(&key), &config.body, &[])
+        .await;
+    let mut observed = format!(
+        "first endpoint {}, other {}",
+        first.describe(),
+        second.describe()
+    );
+    let shared = second.is_success() && second.resource() == first.resource();
+    let refused = second
+        .status()
+        .is_some_and(|status| (400..500).contains(&status));
+    if shared {
+        observed.push_str(
+            ": answered with the first endpoint's resource (keys shared across endpoints)",
+        );
+    }
+    let verdict = pass_if(!shared && (second.is_success() || refused));
+    result(NAME, level, EXPECTED, observed, verdict)
 }
 
 /// The other body to send: the one given, or the body changed a little.

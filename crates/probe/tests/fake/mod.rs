@@ -33,6 +33,8 @@ pub enum Bug {
     ConflictBeforeFingerprint,
     /// Keys are one space for every client.
     SharesKeysAcrossClients,
+    /// Keys are one space for every endpoint.
+    SharesKeysAcrossEndpoints,
     /// Takes a request without a key.
     AcceptsAMissingKey,
     /// Takes any key: empty, 256 characters, not ASCII.
@@ -46,7 +48,8 @@ enum Entry {
     Done { fingerprint: String, id: String },
 }
 
-/// The key of a key: the client (unless keys are shared) and the key.
+/// Where a key lives: the client and endpoint (unless keys are shared),
+/// and the key.
 type Slot = (String, String);
 
 #[derive(Clone)]
@@ -55,13 +58,17 @@ struct Fake {
     keys: Arc<Mutex<HashMap<Slot, Entry>>>,
 }
 
-/// Starts the fake with `bug` (or none) on a free port; its POST URL.
+/// Starts the fake with `bug` (or none) on a free port; its POST URL
+/// (`/orders`; `/other` is a second endpoint like it).
 pub async fn start(bug: Option<Bug>) -> String {
     let fake = Fake {
         bug,
         keys: Arc::default(),
     };
-    let app = Router::new().route("/orders", post(order)).with_state(fake);
+    let app = Router::new()
+        .route("/orders", post(order))
+        .route("/other", post(order))
+        .with_state(fake);
     let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
         .await
         .expect("a free port");
@@ -70,9 +77,19 @@ pub async fn start(bug: Option<Bug>) -> String {
     format!("http://{addr}/orders")
 }
 
-async fn order(State(fake): State<Fake>, headers: HeaderMap, body: Bytes) -> Response {
+async fn order(
+    State(fake): State<Fake>,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let endpoint = if fake.has(Bug::SharesKeysAcrossEndpoints) {
+        String::new()
+    } else {
+        uri.path().to_owned()
+    };
     // The work runs to its end even if the client hangs up, as it must.
-    tokio::spawn(fake.handle(headers, body))
+    tokio::spawn(fake.handle(endpoint, headers, body))
         .await
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
@@ -82,7 +99,7 @@ impl Fake {
         self.bug == Some(bug)
     }
 
-    async fn handle(self, headers: HeaderMap, body: Bytes) -> Response {
+    async fn handle(self, endpoint: String, headers: HeaderMap, body: Bytes) -> Response {
         let text = |name: &str| {
             headers
                 .get(name)
@@ -99,9 +116,9 @@ impl Fake {
             return StatusCode::BAD_REQUEST.into_response();
         }
         let client = if self.has(Bug::SharesKeysAcrossClients) {
-            String::new()
+            endpoint
         } else {
-            text("lab-secret").unwrap_or_default()
+            format!("{endpoint} {}", text("lab-secret").unwrap_or_default())
         };
         let fingerprint = serde_json::from_slice::<serde_json::Value>(&body)
             .map(|json| json.to_string())
