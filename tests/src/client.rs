@@ -92,6 +92,23 @@ impl Attempt {
         matches!(self, Self::Answered { status: 201, .. })
     }
 
+    /// The status and body of a problem answer, which must come as
+    /// `application/problem+json` (else this panics, as when none came).
+    pub fn problem(&self) -> (u16, &serde_json::Value) {
+        match self {
+            Self::Answered {
+                status,
+                content_type,
+                body,
+                ..
+            } => {
+                assert_eq!(content_type, "application/problem+json", "{body}");
+                (*status, body)
+            }
+            Self::NoResponse(error) => panic!("expected a problem, got no response: {error}"),
+        }
+    }
+
     /// Whether the connection ended without an answer.
     pub fn is_unanswered(&self) -> bool {
         matches!(self, Self::NoResponse(_))

@@ -41,22 +41,12 @@ const REFUSED: [(&str, usize, &str); 5] = [
 ];
 
 fn problem_of(attempt: &Attempt) -> (u16, String, String) {
-    match attempt {
-        Attempt::Answered {
-            status,
-            content_type,
-            body,
-            ..
-        } => {
-            assert_eq!(content_type, "application/problem+json", "{body}");
-            (
-                *status,
-                body["type"].as_str().unwrap_or_default().to_owned(),
-                body["detail"].as_str().unwrap_or_default().to_owned(),
-            )
-        }
-        Attempt::NoResponse(error) => panic!("no response: {error}"),
-    }
+    let (status, body) = attempt.problem();
+    (
+        status,
+        body["type"].as_str().unwrap_or_default().to_owned(),
+        body["detail"].as_str().unwrap_or_default().to_owned(),
+    )
 }
 
 async fn odd_items_are_stored_as_sent_or_refused_with_a_problem_never_a_500<S: OrderServer>(

@@ -6,14 +6,14 @@ use futures::future::join_all;
 
 use crate::client::{Answer, Client, Key};
 use crate::config::{ProbeConfig, ProbeError};
-use crate::report::{Level, ScenarioResult, Verdict};
+use crate::report::{Level, ScenarioResult};
 
 mod grading;
 mod replay;
 mod reuse;
 mod rounds;
 
-use grading::{cite, new_key, pass_if, result};
+use grading::{cite, new_key, not_applicable, pass_if, result};
 use replay::{replay_fidelity, replay_marker, what_the_retry_got};
 use reuse::{different_body, different_body_in_flight, one_key_two_clients, one_key_two_endpoints};
 use rounds::copies_released_together;
@@ -91,7 +91,7 @@ async fn retry_after_dropped_connection(client: &Client, config: &ProbeConfig) -
     let level = (Level::Must, cite::PURPOSE);
     let key = new_key();
     if let Err(why) = client.post_and_hang_up(&key, &config.body).await {
-        return result(NAME, level, EXPECTED, why, Verdict::NotApplicable);
+        return not_applicable(NAME, level, EXPECTED, &why);
     }
     let retry = client.post_until_settled(&key, &config.body).await;
     let again = client.post_until_settled(&key, &config.body).await;

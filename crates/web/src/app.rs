@@ -17,10 +17,9 @@ use crate::fields::{DesignField, FormFieldView, TextField};
 use crate::lab_id::{current_lab, reload_when_the_lab_in_the_link_changes};
 use crate::language::{LanguageField, provide_locale};
 use crate::lesson::{Lesson, LessonBanner, LessonCard};
-use crate::pane::PaneView;
 use crate::playback::Playback;
-use crate::playback_bar::{DiagramOptions, PlaybackBar};
 use crate::results::Results;
+use crate::results_view::RunResults;
 use crate::run_axis::RunAxis;
 use crate::run_link::SavedRunLink;
 use crate::runner::{RunContext, now_ms, run_purchase};
@@ -339,12 +338,7 @@ fn Lab() -> impl IntoView {
                 {say(move |locale| status.with(|status| status.text(locale)))}
             </p>
             <SavedRunLink saved=saved />
-            <PlaybackBar />
-            <div class="panes">
-                <PaneView pane=first index=0 />
-                <PaneView pane=second index=1 />
-            </div>
-            <DiagramOptions />
+            <RunResults panes=[first, second] />
             </div>
             </div>
 

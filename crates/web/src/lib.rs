@@ -19,6 +19,7 @@ mod picture;
 mod playback;
 mod playback_bar;
 mod results;
+mod results_view;
 mod run_axis;
 mod run_link;
 #[cfg(feature = "viewer")]

@@ -11,10 +11,9 @@ use leptos::task::spawn_local;
 
 use crate::api::{self, ApiError};
 use crate::language::LanguageField;
-use crate::pane::PaneView;
 use crate::playback::Playback;
-use crate::playback_bar::{DiagramOptions, PlaybackBar};
 use crate::results::Results;
+use crate::results_view::RunResults;
 use crate::run_axis::RunAxis;
 use crate::state::{Pane, RunSummary};
 use crate::url::search_params;
@@ -103,12 +102,7 @@ pub fn RunPage(id: String) -> impl IntoView {
             // push one another down the screen as the browser paints them.
             {move || loaded.with(|l| matches!(l, Loaded::Found(_))).then(|| view! {
                 <div class="results" id="results">
-                    <PlaybackBar />
-                    <div class="panes">
-                        <PaneView pane=first index=0 />
-                        <PaneView pane=second index=1 />
-                    </div>
-                    <DiagramOptions />
+                    <RunResults panes=[first, second] />
                 </div>
             })}
         </main>

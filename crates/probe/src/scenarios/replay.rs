@@ -3,9 +3,9 @@
 //! words when it is something else.
 
 use crate::client::Answer;
-use crate::report::{Level, ScenarioResult, Verdict};
+use crate::report::{Level, ScenarioResult};
 
-use super::grading::{cite, pass_if, result};
+use super::grading::{cite, not_applicable, pass_if, result};
 
 /// Why a check about replays could not be tried, if `retry` is not a
 /// replay of `first`.
@@ -21,7 +21,7 @@ pub fn replay_fidelity(first: &Answer, retry: &Answer) -> ScenarioResult {
     let carried = first.carried().zip(retry.carried());
     let (Some((was, again)), None) = (carried, not_a_replay(first, retry)) else {
         let why = not_a_replay(first, retry).unwrap_or_default();
-        return result(NAME, level, EXPECTED, why, Verdict::NotApplicable);
+        return not_applicable(NAME, level, EXPECTED, &why);
     };
     let mut differs = Vec::new();
     if first.status() != retry.status() {
@@ -59,7 +59,7 @@ pub fn replay_marker(first: &Answer, retry: &Answer) -> ScenarioResult {
     const EXPECTED: &str = "Idempotent-Replayed: true on the replay, not on the first answer";
     let level = (Level::Advice, cite::MARKER);
     if let Some(why) = not_a_replay(first, retry) {
-        return result(NAME, level, EXPECTED, why, Verdict::NotApplicable);
+        return not_applicable(NAME, level, EXPECTED, &why);
     }
     let said = |answer: &Answer| {
         if answer.is_marked_replayed() {

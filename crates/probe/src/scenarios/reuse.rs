@@ -21,7 +21,7 @@ pub async fn different_body(client: &Client, config: &ProbeConfig) -> ScenarioRe
     let level = (Level::Should, cite::REUSED);
     let Some(other) = other_body(config) else {
         let why = "no different body to send (give --other-body)".to_owned();
-        return result(NAME, level, EXPECTED, why, Verdict::NotApplicable);
+        return not_applicable(NAME, level, EXPECTED, &why);
     };
     let key = new_key();
     let first = client.post_until_settled(&key, &config.body).await;
@@ -49,13 +49,13 @@ pub async fn different_body_in_flight(client: &Client, config: &ProbeConfig) -> 
     let level = (Level::Advice, cite::REUSED_IN_FLIGHT);
     let Some(other) = other_body(config) else {
         let why = "no different body to send (give --other-body)".to_owned();
-        return result(NAME, level, EXPECTED, why, Verdict::NotApplicable);
+        return not_applicable(NAME, level, EXPECTED, &why);
     };
     if config.race_delay_ms <= STAGGER_MS {
         let why = format!(
             "needs the first request kept running: give --race-delay-ms over {STAGGER_MS} (the lab's delay header)"
         );
-        return result(NAME, level, EXPECTED, why, Verdict::NotApplicable);
+        return not_applicable(NAME, level, EXPECTED, &why);
     }
     let key = new_key();
     let slow = [("lab-delay-ms", config.race_delay_ms.to_string())];

@@ -6,9 +6,9 @@ use std::collections::BTreeSet;
 
 use crate::client::{Answer, Client};
 use crate::config::ProbeConfig;
-use crate::report::{Level, ScenarioResult, Verdict};
+use crate::report::{Level, ScenarioResult};
 
-use super::grading::{cite, new_key, pass_if, result};
+use super::grading::{cite, new_key, not_applicable, pass_if, result};
 
 /// `config.rounds` rounds of `config.copies` copies, each round a new key:
 /// any round that kept more than one resource is a broken promise.
@@ -21,7 +21,7 @@ pub async fn copies_released_together(client: &Client, config: &ProbeConfig) -> 
     let level = (Level::Must, cite::ROUNDS);
     if config.rounds == 0 {
         let why = "give --rounds N to try the race without a delay hook".to_owned();
-        return result(name, level, EXPECTED, why, Verdict::NotApplicable);
+        return not_applicable(name, level, EXPECTED, &why);
     }
     let mut raced = 0;
     let mut most = 0;
@@ -32,7 +32,7 @@ pub async fn copies_released_together(client: &Client, config: &ProbeConfig) -> 
             .await
         {
             Ok(answers) => answers,
-            Err(why) => return result(name, level, EXPECTED, why, Verdict::NotApplicable),
+            Err(why) => return not_applicable(name, level, EXPECTED, &why),
         };
         let resources: BTreeSet<&str> = answers.iter().filter_map(Answer::resource).collect();
         most = most.max(resources.len());
