@@ -6,7 +6,9 @@ They change a request just before it is sent, in every phase:
   the lab's demonstration of a lost response (the OpenAPI document says so),
   and no tool can check a response that never comes, so they are dropped.
   So is provider-timeout: its 502 is the lab's demonstration of a payment
-  provider that charged and then timed out, tested by side_effects.rs.
+  provider that charged and then timed out, tested by side_effects.rs; and
+  so are error-before-create and error-after-create, whose 500 is asked
+  for (the failure hook; tested by failure_hook.rs).
 - Lab-Missing-Key: create is dropped: it makes a POST without its
   Idempotency-Key a plain order on purpose (the lesson's "no key" step),
   which the document's "required" cannot say; keyless.rs tests it.
@@ -31,7 +33,14 @@ import uuid
 
 import schemathesis
 
-HANGS_UP = {"drop-response", "crash-after-create", "crash-after-charge", "provider-timeout"}
+FAILS_ON_PURPOSE = {
+    "drop-response",
+    "crash-after-create",
+    "crash-after-charge",
+    "provider-timeout",
+    "error-before-create",
+    "error-after-create",
+}
 LONGEST_DELAY_MS = 20
 VALID_KEY = re.compile(r'^(?!""$)(?:[!-~]{1,255}|"[!-~]{1,255}")$')
 
@@ -61,7 +70,7 @@ def before_call(ctx, case, **kwargs):
     for name in list(headers):
         value = str(headers[name])
         lowered = name.lower()
-        if lowered == "lab-fault" and value.strip() in HANGS_UP:
+        if lowered == "lab-fault" and value.strip() in FAILS_ON_PURPOSE:
             del headers[name]
         elif lowered == "lab-missing-key" and value.strip() == "create":
             del headers[name]

@@ -290,6 +290,18 @@ impl TestServer {
         .await
     }
 
+    /// Places the default order with `key`, asking for `fault`
+    /// (`Lab-Fault`); a claim it leaves unanswered stays locked for a
+    /// minute, longer than any test waits.
+    pub async fn place_with_fault(&self, key: &str, fault: &str) -> Attempt {
+        send(
+            self.order_request(Some(key), COFFEE)
+                .header(LAB_FAULT, fault)
+                .header(LAB_LOCK_TIMEOUT_SECS, "60"),
+        )
+        .await
+    }
+
     /// Places the default order with `key`, kept only `secs` seconds.
     pub async fn place_kept_for(&self, key: &str, secs: u64) -> Attempt {
         send(

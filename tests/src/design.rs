@@ -38,17 +38,34 @@ pub enum AfterACrash {
     HoldsTheKeyThenFinishes,
 }
 
+/// What an error of the server's own code just after the order is
+/// written (`Lab-Fault: error-after-create`, answered 500; the process
+/// lives on) leaves, and what the client's retry gets at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterAnError {
+    /// The order stays and nothing remembers it: the retry orders again.
+    OrdersAgain,
+    /// The transaction rolled back: the retry orders, once.
+    KeepsNothing,
+    /// The failed request let its claim go: the retry takes it over at
+    /// once and answers with that same order.
+    FinishesThatOrder,
+}
+
 /// A design's promises.
 pub trait Promises: OrderServer {
     /// Copies of one request at once.
     const COPIES_AT_ONCE: CopiesAtOnce;
     /// A crash between the order and its answer.
     const AFTER_A_CRASH: AfterACrash;
+    /// An error the server survives, between the order and its answer.
+    const AFTER_AN_ERROR: AfterAnError;
 }
 
 impl Promises for NaiveServer {
     const COPIES_AT_ONCE: CopiesAtOnce = CopiesAtOnce::Duplicates;
     const AFTER_A_CRASH: AfterACrash = AfterACrash::OrdersAgain;
+    const AFTER_AN_ERROR: AfterAnError = AfterAnError::OrdersAgain;
 }
 
 /// One process's lock does close the race, within that process (across
@@ -57,11 +74,13 @@ impl Promises for NaiveServer {
 impl Promises for LockedServer {
     const COPIES_AT_ONCE: CopiesAtOnce = CopiesAtOnce::OneOrderOthersWait;
     const AFTER_A_CRASH: AfterACrash = AfterACrash::OrdersAgain;
+    const AFTER_AN_ERROR: AfterAnError = AfterAnError::OrdersAgain;
 }
 
 impl Promises for SafeServer {
     const COPIES_AT_ONCE: CopiesAtOnce = CopiesAtOnce::OneOrderOthersRetry;
     const AFTER_A_CRASH: AfterACrash = AfterACrash::HoldsTheKeyThenFinishes;
+    const AFTER_AN_ERROR: AfterAnError = AfterAnError::FinishesThatOrder;
 }
 
 /// A latecomer cannot see an uncommitted claim, so it is never told 409:
@@ -69,9 +88,11 @@ impl Promises for SafeServer {
 impl Promises for TransactionalServer {
     const COPIES_AT_ONCE: CopiesAtOnce = CopiesAtOnce::OneOrderOthersWait;
     const AFTER_A_CRASH: AfterACrash = AfterACrash::KeepsNothing;
+    const AFTER_AN_ERROR: AfterAnError = AfterAnError::KeepsNothing;
 }
 
 impl Promises for PhasedServer {
     const COPIES_AT_ONCE: CopiesAtOnce = CopiesAtOnce::OneOrderOthersRetry;
     const AFTER_A_CRASH: AfterACrash = AfterACrash::HoldsTheKeyThenFinishes;
+    const AFTER_AN_ERROR: AfterAnError = AfterAnError::FinishesThatOrder;
 }

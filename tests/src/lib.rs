@@ -19,7 +19,7 @@ pub mod workshop;
 
 pub use backend::Backend;
 pub use client::{Attempt, TestServer, new_key, spawn_lab, spawn_lab_on, spawn_server};
-pub use design::{AfterACrash, CopiesAtOnce, Promises};
+pub use design::{AfterACrash, AfterAnError, CopiesAtOnce, Promises};
 pub use learner::{Learner, Role};
 pub use steps::StepStream;
 

@@ -61,7 +61,7 @@ pub fn problem_text(problem: &str, locale: Locale) -> String {
         "invalid-order" => td_string!(locale, problem.invalid_order),
         "missing-idempotency-key" => td_string!(locale, problem.missing_key),
         "invalid-idempotency-key" => td_string!(locale, problem.invalid_key),
-        "internal" => td_string!(locale, problem.internal),
+        "internal" | "simulated-error" => td_string!(locale, problem.internal),
         "lab-requests-limit" | "lab-delay-limit" => td_string!(locale, problem.lab_busy),
         "request-timed-out" | "server-busy" => td_string!(locale, problem.timed_out),
         "lab-orders-limit" => td_string!(locale, problem.lab_full),

@@ -15,7 +15,7 @@ use lab_wire::headers::{
     LAB_SIDE_EFFECTS, MAX_DELAY_MS, MAX_KEY_RETENTION_SECS, MAX_LOCK_TIMEOUT_SECS,
 };
 
-use crate::Fault;
+use crate::fault::{Fault, WorkPoint};
 use crate::steps::Steps;
 use lab_platform::LabError;
 use lab_platform::headers::{number_header, single_header};
@@ -71,9 +71,16 @@ impl DemoControls {
         from_now(self.lock_timeout)
     }
 
-    /// Whether the request asked the server to crash right after creating the order.
-    pub fn crashes_after_create(&self) -> bool {
-        self.fault == Some(Fault::CrashAfterCreate)
+    /// The failure the request asked for at `point` of the work, if any:
+    /// `Err` with a crash (`crash-after-create`: nothing runs after it, no
+    /// answer) or an error the server survives (`error-before-create`,
+    /// `error-after-create`: answered 500). A flow calls it where the
+    /// order is written, and treats its `Err` as any other failure there.
+    pub fn fails_at(&self, point: WorkPoint) -> Result<(), LabError> {
+        match self.fault.and_then(|fault| fault.strikes_at(point)) {
+            Some(failure) => Err(failure),
+            None => Ok(()),
+        }
     }
 
     /// Whether the request asked the server to crash right after the charge.

@@ -11,7 +11,7 @@ use lab_wire::StepKind;
 use crate::outside::Outside;
 use crate::request::KeylessOrderRequest;
 use crate::side_effects::charge_and_email_in_request;
-use crate::{OrderTables, Steps, StoredResponse};
+use crate::{OrderTables, Steps, StoredResponse, WorkPoint};
 use lab_platform::{Db, LabError};
 
 /// Makes the order for a request that sent no key, and answers `201`.
@@ -28,11 +28,10 @@ pub async fn place_without_key(
         controls,
     } = request;
     controls.slow_part(&steps).await;
+    controls.fails_at(WorkPoint::BeforeCreate)?;
     let order = tables.insert_order_without_key(&db, &lab, &order).await?;
     steps.record(StepKind::OrderInserted);
-    if controls.crashes_after_create() {
-        return Err(LabError::SimulatedCrash);
-    }
+    controls.fails_at(WorkPoint::AfterCreate)?;
     charge_and_email_in_request(&outside, tables.server, &lab, &order, &controls, &steps).await?;
     // Nothing is saved for a retry to find: it has no key to find it by.
     Ok(StoredResponse::created(&order).first_response())

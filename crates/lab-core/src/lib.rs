@@ -35,7 +35,7 @@ pub mod work;
 
 pub use config::StorageArgs;
 pub use controls::DemoControls;
-pub use fault::Fault;
+pub use fault::{Fault, WorkPoint};
 pub use orders::OrderTables;
 pub use outside::Outside;
 pub use request::{KeylessOrderRequest, OrderPost, OrderRequest};

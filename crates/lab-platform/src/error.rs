@@ -85,7 +85,7 @@ pub enum LabError {
     InvalidRetention(String),
     /// `Lab-Fault` names no fault the lab knows.
     #[error(
-        "Lab-Fault {0:?} is unknown; the known faults are \"drop-response\", \"crash-after-create\", \"crash-after-charge\" and \"provider-timeout\""
+        "Lab-Fault {0:?} is unknown; the known faults are \"drop-response\", \"crash-after-create\", \"crash-after-charge\", \"provider-timeout\", \"error-before-create\" and \"error-after-create\""
     )]
     UnknownFault(String),
     /// `Lab-Side-Effects` is neither `none` nor `charge-and-email`.
@@ -197,6 +197,10 @@ pub enum LabError {
     /// `Lab-Fault: crash-after-create` stopped the work; the connection closes unanswered.
     #[error("simulated crash after the order was created (Lab-Fault: crash-after-create)")]
     SimulatedCrash,
+    /// `Lab-Fault: error-before-create` or `error-after-create`: the
+    /// server's own code failed on purpose and answers 500; the process lives.
+    #[error("the server's work failed on purpose (Lab-Fault: {0})")]
+    SimulatedError(&'static str),
     /// The task doing the order work panicked or was aborted.
     #[error("the order work stopped unexpectedly: {0}")]
     WorkerFailed(String),
@@ -249,6 +253,7 @@ impl LabError {
             | Self::UnsupportedDatabaseUrl(_)
             | Self::Bind { .. }
             | Self::SimulatedCrash
+            | Self::SimulatedError(_)
             | Self::WorkerFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -333,6 +338,7 @@ impl LabError {
             }
             Self::RequestTimedOut(_) => ("request-timed-out", "No answer in time"),
             Self::NotFound => ("not-found", "Not found"),
+            Self::SimulatedError(_) => ("simulated-error", "The work failed on purpose"),
             Self::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
             Self::Storage(_)
             | Self::Migration(_)
@@ -348,7 +354,10 @@ impl LabError {
     pub fn problem(&self) -> Problem {
         let status = self.status();
         let (slug, title) = self.kind();
-        let detail = if status == StatusCode::INTERNAL_SERVER_ERROR {
+        let detail = if matches!(self, Self::SimulatedError(_)) {
+            // Asked for, so nothing to hide: say so, or it reads as a real fault.
+            self.to_string()
+        } else if status == StatusCode::INTERNAL_SERVER_ERROR {
             // The cause may hold SQL, paths or URLs: it goes to the log, not to the client.
             "the server failed while handling this request; its log has the cause. Try again later"
                 .to_owned()

@@ -112,7 +112,7 @@ pub enum StepKind {
     Committed,
     /// The transaction was rolled back.
     RolledBack,
-    /// The claim was deleted after a failure, so a retry can claim it again.
+    /// The claim was let go after a failure, so a retry can take it over at once.
     KeyReleased,
     /// The process "died" here (`Lab-Fault: crash-after-create` or
     /// `crash-after-charge`): nothing after it ran.

@@ -80,6 +80,23 @@ struct ProbeArgs {
     /// which finds a race without any delay hook (only http://)
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1000))]
     rounds: u32,
+    /// The endpoint's failure hook: a header, as 'Name: value', that its
+    /// test build turns into a failure of its own work before the work is
+    /// done (the lab's is 'Lab-Fault: error-before-create')
+    #[arg(long, value_name = "NAME: VALUE")]
+    fail_header: Option<String>,
+    /// The same, for a failure after the work was done and committed (the
+    /// lab's is 'Lab-Fault: error-after-create')
+    #[arg(long, value_name = "NAME: VALUE")]
+    fail_after_header: Option<String>,
+    /// How long a retry after a failure may be refused 409 before the
+    /// failed request's claim counts as stuck, in seconds
+    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    stuck_after_secs: u64,
+    /// A GET listing the resources the probe's client can see (a JSON array,
+    /// or an object holding one): counted around a failure after the work
+    #[arg(long, value_name = "URL")]
+    count_url: Option<reqwest::Url>,
     /// The response field that names the created resource
     #[arg(long, default_value = "id")]
     id_field: String,
@@ -182,6 +199,17 @@ async fn probe(args: Box<ProbeArgs>) -> ExitCode {
             Err(error) => return cannot_run(error.to_string()),
         }
     }
+    for (hook, given) in [
+        (&mut config.fail_header, &args.fail_header),
+        (&mut config.fail_after_header, &args.fail_after_header),
+    ] {
+        match given.as_deref().map(probe::parse_header).transpose() {
+            Ok(pair) => *hook = pair,
+            Err(error) => return cannot_run(error.to_string()),
+        }
+    }
+    config.stuck_after = Duration::from_secs(args.stuck_after_secs);
+    config.count_url = args.count_url;
     config.copies = usize::from(args.copies);
     config.race_delay_ms = args.race_delay_ms;
     config.rounds = args.rounds;

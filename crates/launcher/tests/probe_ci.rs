@@ -7,7 +7,7 @@ use probe::Report;
 
 mod probe_support;
 
-use probe_support::{CHECKS, idempotency_lab, probe_args};
+use probe_support::{CHECKS, FAIL_AFTER, idempotency_lab, probe_args};
 
 /// The in-process lock closes the race (one process here) but its naive
 /// flow replays the first order for a changed body: a SHOULD broken, no
@@ -32,6 +32,15 @@ async fn fail_on_sets_which_failures_fail_the_run() {
 
     let strict = idempotency_lab(probe_args(url, &server.secret, &["--fail-on", "should"])).await;
     assert_eq!(strict.status.code(), Some(1), "--fail-on should fails it");
+
+    // The lock is the process's: it remembers nothing once a request that
+    // did its work has failed, and the retry orders again.
+    let after = idempotency_lab(probe_args(url, &server.secret, &FAIL_AFTER)).await;
+    assert_eq!(
+        after.status.code(),
+        Some(1),
+        "with the failure after the work, a MUST fails"
+    );
 
     let nonsense = idempotency_lab(probe_args(url, &server.secret, &["--fail-on", "may"])).await;
     assert_eq!(

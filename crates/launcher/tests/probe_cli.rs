@@ -10,7 +10,7 @@ use transactional_server::TransactionalServer;
 
 mod probe_support;
 
-use probe_support::{CHECKS, ROUNDS, idempotency_lab, probe_args};
+use probe_support::{CHECKS, FAIL_AFTER, ROUNDS, idempotency_lab, probe_args};
 
 /// The table's rows as (result, scenario), read back from its text.
 fn table_rows(table: &str, report: &Report) -> Vec<(String, String)> {
@@ -63,7 +63,8 @@ async fn probe_both_ways(url: &str, lab: &str, extra: &[&str]) -> (Output, Strin
 async fn the_probe_reports_the_race_and_the_silent_replay_of_the_naive_server() {
     let server = spawn_server::<NaiveServer>(Backend::Sqlite).await;
 
-    let (output, table, report) = probe_both_ways(&server.orders_url, &server.secret, &[]).await;
+    let (output, table, report) =
+        probe_both_ways(&server.orders_url, &server.secret, &FAIL_AFTER).await;
 
     assert_eq!(
         output.status.code(),
@@ -114,6 +115,18 @@ async fn the_probe_reports_the_race_and_the_silent_replay_of_the_naive_server() 
             "the naive server replays well: {check:?}"
         );
     }
+    let failed_after_the_work = report
+        .scenarios
+        .iter()
+        .find(|s| s.scenario == "a failure after the work: the work is done once")
+        .unwrap();
+    assert_eq!(failed_after_the_work.verdict, Verdict::Fail);
+    assert!(
+        failed_after_the_work
+            .observed
+            .contains("listed since: 2 (two resources or more: the work was done again)"),
+        "the order stays without its key, and the retry orders again: {failed_after_the_work:?}"
+    );
     let sequential = report
         .scenarios
         .iter()
@@ -178,7 +191,7 @@ async fn every_check_passes_against<S: lab_core::OrderServer>(backend: Backend) 
     let (output, table, report) = probe_both_ways(
         &server.orders_url,
         &server.secret,
-        &["--other-url", &other.orders_url],
+        &[&["--other-url", &other.orders_url][..], &FAIL_AFTER].concat(),
     )
     .await;
 

@@ -4,7 +4,9 @@
 
 use axum::response::Response;
 use lab_core::side_effects::charge_and_email_in_request;
-use lab_core::{LabError, OrderRequest, OrderServer, ServerStorage, Shop, StoredResponse};
+use lab_core::{
+    LabError, OrderRequest, OrderServer, ServerStorage, Shop, StoredResponse, WorkPoint,
+};
 use lab_wire::StepKind;
 
 use crate::store::{self, KeyTable};
@@ -43,14 +45,14 @@ pub async fn check_then_act(
     // step 3 also found nothing in step 1, and goes on to create its own order.
     controls.slow_part(&steps).await;
 
-    // Step 2: do the work.
+    // Step 2: do the work. A failure before it leaves nothing behind; a
+    // crash or an error after it leaves the order without its key, so a
+    // retry orders again.
+    controls.fails_at(WorkPoint::BeforeCreate)?;
     let tables = &keys.storage.order_tables;
     let order = tables.insert_order(&db, lab, key, &request.order).await?;
     steps.record(StepKind::OrderInserted);
-    if controls.crashes_after_create() {
-        // The order exists; the key is never saved, so a retry orders again.
-        return Err(LabError::SimulatedCrash);
-    }
+    controls.fails_at(WorkPoint::AfterCreate)?;
     // With side effects: charge the card and e-mail the receipt, here, in
     // the request. Every racing duplicate that got this far charges too.
     charge_and_email_in_request(&outside, tables.server, lab, &order, controls, &steps).await?;

@@ -16,7 +16,7 @@ use axum::response::Response;
 use lab_core::outside::Outside;
 use lab_core::side_effects::{Charge, charge_recorded};
 use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerStorage};
-use lab_core::{Shop, Steps, StoredResponse};
+use lab_core::{Shop, Steps, StoredResponse, WorkPoint};
 use lab_wire::{IdempotencyKey, KeyFound, LabId, Order, StepKind};
 
 use crate::store::{self, Claim, ClaimTerms, RecoveryPoint};
@@ -104,12 +104,11 @@ async fn run_phases(
     } = request;
     let created = if point == RecoveryPoint::Started {
         controls.slow_part(steps).await;
+        controls.fails_at(WorkPoint::BeforeCreate)?;
         let created = store::create_order(db, &lab, &key, &order).await?;
         steps.record(StepKind::OrderInserted);
         steps.record(StepKind::Committed);
-        if controls.crashes_after_create() {
-            return Err(LabError::SimulatedCrash);
-        }
+        controls.fails_at(WorkPoint::AfterCreate)?;
         point = RecoveryPoint::OrderCreated;
         created
     } else {

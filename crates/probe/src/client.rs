@@ -10,6 +10,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 pub use crate::answer::{Answer, Carried};
 use crate::config::{ProbeConfig, ProbeError};
 use crate::raw_http::{RawPost, RawResponse, read_response};
+use crate::retry_pacing::{pause_before_retry, retry_after_seconds};
 
 /// How the key header is sent.
 pub enum Key<'a> {
@@ -163,6 +164,55 @@ impl Client {
         answer
     }
 
+    /// Sends until the answer is neither a `409` nor a failed connection,
+    /// or until `bound` has passed since the first try, waiting as
+    /// `Retry-After` asks (never past the bound) or backing off. Returns
+    /// the last answer, and how long after the first try it came.
+    pub async fn post_until_answered_within(
+        &self,
+        key: &str,
+        body: &serde_json::Value,
+        bound: Duration,
+    ) -> (Answer, Duration) {
+        let started = tokio::time::Instant::now();
+        let mut answer = self.post(Key::Value(key), body, &[]).await;
+        for attempt in 0.. {
+            let (Some(pause), Some(left)) = (
+                pause_before_retry(&answer, attempt),
+                bound.checked_sub(started.elapsed()),
+            ) else {
+                break;
+            };
+            if left.is_zero() {
+                break;
+            }
+            tokio::time::sleep(pause.min(left)).await;
+            answer = self.post(Key::Value(key), body, &[]).await;
+        }
+        (answer, started.elapsed())
+    }
+
+    /// How many resources `url` lists (a GET with the probe's headers):
+    /// the length of a JSON array, or of the one array an object holds.
+    pub async fn count_resources(&self, url: &reqwest::Url) -> Result<usize, String> {
+        let response = self
+            .http
+            .get(url.clone())
+            .headers(self.headers.clone())
+            .send()
+            .await
+            .map_err(|error| format!("--count-url: {}", short_error(&error)))?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(format!("--count-url answered {}", status.as_u16()));
+        }
+        let json: serde_json::Value = response
+            .json()
+            .await
+            .map_err(|_| "--count-url did not answer JSON".to_owned())?;
+        count_listed(&json).ok_or_else(|| "--count-url answered no JSON array".to_owned())
+    }
+
     /// Writes a whole POST over a new connection and closes it without
     /// reading the answer, as a client whose network dropped would.
     /// Only plain `http://` URLs can be probed this way.
@@ -258,29 +308,20 @@ impl Client {
     }
 }
 
-/// The longest the probe waits before one retry, whatever `Retry-After` asks.
-const LONGEST_PAUSE: Duration = Duration::from_secs(5);
-
-/// How long to wait before retrying after `answer` (the `attempt`-th
-/// retry, from 0), or `None` if it needs no retry. A `409` is waited out as
-/// its `Retry-After` asks (at most [`LONGEST_PAUSE`]); without one, and after
-/// a failed connection, the pause starts at 250 ms and doubles, up to 2 s.
-pub fn pause_before_retry(answer: &Answer, attempt: u32) -> Option<Duration> {
-    let backoff = Duration::from_millis(250 * 2u64.pow(attempt.min(8))).min(Duration::from_secs(2));
-    match answer {
-        Answer::Failed(_) => Some(backoff),
-        Answer::Response {
-            status: 409,
-            retry_after,
-            ..
-        } => Some(retry_after.map_or(backoff, |asked| asked.min(LONGEST_PAUSE))),
-        Answer::Response { .. } => None,
+/// The length of `json` if it is an array, or of the one array among an
+/// object's values (`{"orders": [...], "total": 3}`).
+fn count_listed(json: &serde_json::Value) -> Option<usize> {
+    match json {
+        serde_json::Value::Array(items) => Some(items.len()),
+        serde_json::Value::Object(fields) => {
+            let mut arrays = fields.values().filter_map(serde_json::Value::as_array);
+            match (arrays.next(), arrays.next()) {
+                (Some(only), None) => Some(only.len()),
+                _ => None,
+            }
+        }
+        _ => None,
     }
-}
-
-/// A `Retry-After` in delta-seconds (`"1"`); an HTTP date is not understood.
-fn retry_after_seconds(value: &str) -> Option<Duration> {
-    value.trim().parse::<u64>().ok().map(Duration::from_secs)
 }
 
 fn short_error(error: &reqwest::Error) -> String {
@@ -297,56 +338,20 @@ fn short_error(error: &reqwest::Error) -> String {
 mod tests {
     use super::*;
 
-    fn conflict(retry_after: Option<u64>) -> Answer {
-        Answer::Response {
-            status: 409,
-            replayed: false,
-            resource: None,
-            retry_after: retry_after.map(Duration::from_secs),
-            carried: Carried::default(),
-        }
-    }
-
     #[test]
-    fn a_409_is_waited_out_as_its_retry_after_asks() {
+    fn a_listing_is_counted_as_an_array_or_an_object_holding_one() {
+        use serde_json::json;
+        assert_eq!(count_listed(&json!([1, 2, 3])), Some(3));
         assert_eq!(
-            pause_before_retry(&conflict(Some(3)), 0),
-            Some(Duration::from_secs(3))
+            count_listed(&json!({"orders": [1, 2], "total": 2})),
+            Some(2)
         );
         assert_eq!(
-            pause_before_retry(&conflict(Some(3600)), 0),
-            Some(LONGEST_PAUSE),
-            "a huge Retry-After is capped"
+            count_listed(&json!({"a": [1], "b": [2]})),
+            None,
+            "which one?"
         );
-    }
-
-    #[test]
-    fn without_retry_after_the_pause_backs_off_and_a_final_answer_needs_none() {
-        assert_eq!(
-            pause_before_retry(&conflict(None), 0),
-            Some(Duration::from_millis(250))
-        );
-        assert_eq!(
-            pause_before_retry(&Answer::Failed("timed out".into()), 1),
-            Some(Duration::from_millis(500))
-        );
-        assert_eq!(
-            pause_before_retry(&Answer::Failed("timed out".into()), 4),
-            Some(Duration::from_secs(2))
-        );
-        let created = Answer::Response {
-            status: 201,
-            replayed: false,
-            resource: Some("id".into()),
-            retry_after: Some(Duration::from_secs(1)),
-            carried: Carried::default(),
-        };
-        assert_eq!(pause_before_retry(&created, 0), None);
-    }
-
-    #[test]
-    fn retry_after_is_read_in_seconds() {
-        assert_eq!(retry_after_seconds(" 2 "), Some(Duration::from_secs(2)));
-        assert_eq!(retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT"), None);
+        assert_eq!(count_listed(&json!({"total": 2})), None);
+        assert_eq!(count_listed(&json!(7)), None);
     }
 }

@@ -30,6 +30,19 @@ pub struct ProbeConfig {
     /// How many rounds of copies with their last bytes released together
     /// (no delay hook needed); 0 leaves that check out.
     pub rounds: u32,
+    /// The endpoint's failure hook: a header its test build turns into a
+    /// failure of its own work before the work is done (`--fail-header`).
+    pub fail_header: Option<(String, String)>,
+    /// The same, for a failure after the work was done and committed
+    /// (`--fail-after-header`).
+    pub fail_after_header: Option<(String, String)>,
+    /// How long a retry after a failure may be refused 409 before the
+    /// failed request's claim counts as stuck.
+    pub stuck_after: Duration,
+    /// A GET that lists the resources the probe's client can see (a JSON
+    /// array, or an object holding one): counted around a failure after
+    /// the work, to tell a recovered resource from a second one.
+    pub count_url: Option<reqwest::Url>,
     /// The response field that names the created resource.
     pub id_field: String,
     /// How long one request may take.
@@ -65,6 +78,10 @@ impl ProbeConfig {
             copies: 8,
             race_delay_ms: 0,
             rounds: 0,
+            fail_header: None,
+            fail_after_header: None,
+            stuck_after: Duration::from_secs(30),
+            count_url: None,
             id_field: "id".to_owned(),
             timeout: Duration::from_secs(15),
         }

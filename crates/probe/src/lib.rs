@@ -9,6 +9,7 @@ mod config;
 mod junit;
 mod raw_http;
 mod report;
+mod retry_pacing;
 mod scenarios;
 
 pub use config::{ProbeConfig, ProbeError, parse_header};

@@ -8,11 +8,13 @@ use crate::client::{Answer, Client, Key};
 use crate::config::{ProbeConfig, ProbeError};
 use crate::report::{Level, ScenarioResult};
 
+mod failure;
 mod grading;
 mod replay;
 mod reuse;
 mod rounds;
 
+use failure::{failure_after_the_work, failure_before_the_work};
 use grading::{cite, new_key, not_applicable, pass_if, result};
 use replay::{replay_fidelity, replay_marker, what_the_retry_got};
 use reuse::{different_body, different_body_in_flight, one_key_two_clients, one_key_two_endpoints};
@@ -32,6 +34,8 @@ pub async fn run_all(
     results.push(different_body_in_flight(client, config).await);
     results.push(one_key_two_clients(client, config).await);
     results.push(one_key_two_endpoints(client, config).await);
+    results.extend(failure_before_the_work(client, config).await);
+    results.extend(failure_after_the_work(client, config).await);
     let formats = [
         ("empty key", String::new(), cite::EMPTY),
         ("256-character key", "k".repeat(256), cite::LONG),

@@ -43,6 +43,29 @@ const MUTATIONS: &[(Bug, &[&str], Level)] = &[
         &["one key, two clients"],
         Level::Advice,
     ),
+    (
+        Bug::SharesKeysAcrossEndpoints,
+        &["one key, two endpoints"],
+        Level::Advice,
+    ),
+    (
+        Bug::StoresFailures,
+        &["a failure before the work: the retry does the work"],
+        Level::Advice,
+    ),
+    (
+        Bug::LeavesClaimsStuck,
+        &[
+            "a failure before the work: the retry is not stuck",
+            "a failure after the work: the retry is not stuck",
+        ],
+        Level::Should,
+    ),
+    (
+        Bug::ForgetsTheKeyOnFailure,
+        &["a failure after the work: the work is done once"],
+        Level::Must,
+    ),
     (Bug::AcceptsAMissingKey, &["missing key"], Level::Should),
     (
         Bug::AcceptsOddKeys,
@@ -66,8 +89,10 @@ fn also_caught_by(bug: Bug) -> &'static [&'static str] {
             "same key, different body, first still running",
         ],
         // With nothing stored there is nothing to replay, nor to refuse a
-        // changed body with: every request is new work.
+        // changed body with: every request is new work, the retry of a
+        // request that failed after its work included.
         Bug::NeverReplays => &[
+            "a failure after the work: the work is done once",
             COPIES,
             ROUNDS,
             "a replay carries the first answer",
@@ -90,6 +115,11 @@ async fn probe_of(bug: Option<Bug>) -> Report {
     config.other_url = Some(url.replace("/orders", "/other").parse().expect("a URL"));
     config.race_delay_ms = 200;
     config.rounds = 20;
+    config.fail_header = Some(("Fail".into(), "before".into()));
+    config.fail_after_header = Some(("Fail".into(), "after".into()));
+    config.count_url = Some(url.parse().expect("a URL"));
+    // Short, so a stuck claim costs the test a second, not half a minute.
+    config.stuck_after = std::time::Duration::from_secs(1);
     config.client_headers = vec![
         ("Lab-Secret".into(), "client-a-secret-0001".into()),
         ("Lab-Secret".into(), "client-b-secret-0002".into()),
@@ -150,5 +180,39 @@ async fn each_bug_alone_is_caught_by_the_checks_meant_for_it_at_their_level() {
             must_failed,
             "{bug:?}: the exit status follows the MUST failures"
         );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn without_a_count_only_a_replay_tells_a_failure_after_the_work_was_done_once() {
+    const CHECK: &str = "a failure after the work: the work is done once";
+    for (bug, verdict, says) in [
+        (
+            None,
+            Verdict::Pass,
+            "the first request's resource, replayed",
+        ),
+        (
+            Some(Bug::StoresFailures),
+            Verdict::Pass,
+            "the failure replayed",
+        ),
+        (
+            Some(Bug::ForgetsTheKeyOnFailure),
+            Verdict::NotApplicable,
+            "Give --count-url",
+        ),
+    ] {
+        let url = fake::start(bug).await;
+        let mut config = ProbeConfig::new(url.parse().expect("a URL"));
+        config.fail_after_header = Some(("Fail".into(), "after".into()));
+        let report = probe::run(&config).await.expect("the probe runs");
+        let check = report
+            .scenarios
+            .iter()
+            .find(|check| check.scenario == CHECK)
+            .expect("the check is made");
+        assert_eq!(check.verdict, verdict, "{bug:?}: {check:#?}");
+        assert!(check.observed.contains(says), "{bug:?}: {check:#?}");
     }
 }

@@ -7,8 +7,8 @@
 use axum::response::Response;
 use lab_core::side_effects::charge_and_email_in_request;
 use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerStorage};
-use lab_core::{Shop, Steps, StoredResponse};
-use lab_wire::{IdempotencyKey, KeyFound, LabId, StepKind};
+use lab_core::{Outside, Shop, Steps, StoredResponse, WorkPoint};
+use lab_wire::{IdempotencyKey, KeyFound, LabId, Order, StepKind};
 
 use crate::store::{self, Claim, ClaimTerms, KeyState};
 
@@ -54,33 +54,22 @@ impl OrderServer for SafeServer {
         // every latecomer already lost the claim.
         controls.slow_part(&steps).await;
 
-        // Step 2: do the work. With fencing, only while the claim is still
-        // ours: a lock can run out while its request is at work, and a retry
-        // take the claim over. If the work fails, release the claim so that
-        // a retry is not stuck behind a key that will never get an answer.
+        // Step 2: do the work (see `do_the_work`). If it fails and we live
+        // to notice, let the claim go: a retry takes it over at once and
+        // finds the order if we wrote it, instead of waiting out the lock.
+        // A crashed process cleans nothing up: its claim stays unanswered,
+        // and retries get 409 until its lock runs out.
         let fence = controls.fencing.then_some(token.as_str());
-        let created = match store::insert_order(&db, lab, key, &request.order, fence).await {
-            Ok(Some(created)) => created,
-            Ok(None) => {
-                steps.record(StepKind::FencedOut);
-                return Err(LabError::ClaimLost);
-            }
+        let created = match do_the_work(&request, &db, &steps, &outside, fence).await {
+            Ok(created) => created,
             Err(error) => {
-                if store::release_key(&db, lab, key).await {
+                let noticed = !matches!(error, LabError::SimulatedCrash | LabError::ClaimLost);
+                if noticed && store::let_claim_go(&db, lab, key, &token).await {
                     steps.record(StepKind::KeyReleased);
                 }
                 return Err(error);
             }
         };
-        steps.record(StepKind::OrderInserted);
-        if controls.crashes_after_create() {
-            // A crashed process cleans nothing up: the order stays, the claim
-            // stays unanswered, and retries get 409 until its lock runs out.
-            return Err(LabError::SimulatedCrash);
-        }
-        // With side effects: charge and e-mail, in the request. A crash from
-        // here on leaves the order, which a takeover recovers uncharged.
-        charge_and_email_in_request(&outside, Self::NAME, lab, &created, controls, &steps).await?;
 
         // Step 3: save the answer on the key, for retries to replay.
         let stored = StoredResponse::created(&created);
@@ -88,6 +77,31 @@ impl OrderServer for SafeServer {
         steps.record(StepKind::ResponseSaved);
         Ok(stored.first_response())
     }
+}
+
+/// Step 2: writes the order (with `fence`, only while the claim is still
+/// ours: a lock can run out while its request is at work, and a retry take
+/// the claim over), then, with side effects, charges and e-mails in the
+/// request. A failure after the order is written leaves the order, which
+/// a takeover recovers (uncharged, if the charge had not been made).
+async fn do_the_work(
+    request: &OrderRequest,
+    db: &Db,
+    steps: &Steps,
+    outside: &Outside,
+    fence: Option<&str>,
+) -> Result<Order, LabError> {
+    let (lab, key, controls) = (&request.lab, &request.key, &request.controls);
+    controls.fails_at(WorkPoint::BeforeCreate)?;
+    let Some(created) = store::insert_order(db, lab, key, &request.order, fence).await? else {
+        steps.record(StepKind::FencedOut);
+        return Err(LabError::ClaimLost);
+    };
+    steps.record(StepKind::OrderInserted);
+    controls.fails_at(WorkPoint::AfterCreate)?;
+    let server = SafeServer::NAME;
+    charge_and_email_in_request(outside, server, lab, &created, controls, steps).await?;
+    Ok(created)
 }
 
 /// The answer for a request whose key someone else claimed.

@@ -300,18 +300,23 @@ pub async fn save_answer(
     Ok(())
 }
 
-/// Deletes the unanswered claim of a request whose work failed, so that a
-/// retry is not stuck behind a key that will never get an answer. Says
-/// whether it did; a failure to release is logged (the claim's lock runs
-/// out in the end, and a retry takes it over then).
-pub async fn release_key(db: &Db, lab: &LabId, key: &IdempotencyKey) -> bool {
+/// Ends the lock of this request's unanswered claim (the one carrying
+/// `token`) now, after its work failed: the key stays, so a retry takes the
+/// claim over at once and recovers the order if one was written, instead
+/// of being stuck behind a key that will never get an answer. Says whether
+/// it did; a failure is logged (the lock runs out in the end, and a retry
+/// takes the claim over then).
+pub async fn let_claim_go(db: &Db, lab: &LabId, key: &IdempotencyKey, token: &str) -> bool {
     let released = with_pool!(db, |pool| {
         sqlx::query(
-            "DELETE FROM safe_idempotency_keys \
-             WHERE lab_id = $1 AND idempotency_key = $2 AND status_code IS NULL",
+            "UPDATE safe_idempotency_keys SET locked_until = $4 \
+             WHERE lab_id = $1 AND idempotency_key = $2 AND claim_token = $3 \
+             AND status_code IS NULL",
         )
         .bind(lab.as_str())
         .bind(key.as_str())
+        .bind(token)
+        .bind(Utc::now())
         .execute(pool)
         .await
         .map(|_| ())

@@ -5,7 +5,7 @@
 use axum::response::Response;
 use lab_core::side_effects::charge_and_email_in_request;
 use lab_core::{Db, LabError, OrderRequest, OrderServer, ServerStorage};
-use lab_core::{Shop, Steps, StoredResponse};
+use lab_core::{Shop, Steps, StoredResponse, WorkPoint};
 use lab_wire::{IdempotencyKey, LabId, StepKind};
 
 use crate::store::{self, Claim};
@@ -65,17 +65,20 @@ impl OrderServer for TransactionalServer {
             controls.slow_part(&steps).await;
         }
 
-        // Step 2: do the work, in the same transaction.
+        // Step 2: do the work, in the same transaction. A crash or an error
+        // before the commit drops the transaction: the database throws away
+        // the claim and the order together, and the retry finds nothing in
+        // its way.
+        if let Err(failure) = controls.fails_at(WorkPoint::BeforeCreate) {
+            return Err(give_up(tx, failure, &steps).await);
+        }
         let created = store::STORAGE
             .order_tables
             .insert_order_in(&mut tx, db.orders_per_lab(), lab, key, &request.order)
             .await?;
         steps.record(StepKind::OrderInserted);
-        if controls.crashes_after_create() {
-            // The transaction never commits: the database throws away the claim
-            // and the order together, and the retry finds nothing in its way.
-            drop(tx);
-            return Err(LabError::SimulatedCrash);
+        if let Err(failure) = controls.fails_at(WorkPoint::AfterCreate) {
+            return Err(give_up(tx, failure, &steps).await);
         }
         // With side effects: charge and e-mail inside the transaction. The
         // provider and the mail sink are not in it: if the transaction
@@ -85,10 +88,7 @@ impl OrderServer for TransactionalServer {
         if let Err(error) =
             charge_and_email_in_request(&outside, Self::NAME, lab, &created, controls, &steps).await
         {
-            if !matches!(error, LabError::SimulatedCrash) {
-                roll_back(tx, &steps).await;
-            }
-            return Err(error);
+            return Err(give_up(tx, error, &steps).await);
         }
 
         // Step 3: save the answer on the key, and commit all three at once.
@@ -99,6 +99,16 @@ impl OrderServer for TransactionalServer {
         steps.record(StepKind::Committed);
         Ok(stored.first_response())
     }
+}
+
+/// Ends the transaction of a request whose work failed and passes the
+/// failure on: rolled back, or, for a crash, simply dropped (a dead process
+/// says nothing; the database rolls back when the connection goes).
+async fn give_up(tx: lab_core::DbTx, failure: LabError, steps: &Steps) -> LabError {
+    if !matches!(failure, LabError::SimulatedCrash) {
+        roll_back(tx, steps).await;
+    }
+    failure
 }
 
 async fn roll_back(tx: lab_core::DbTx, steps: &Steps) {

@@ -31,7 +31,11 @@ pub struct OrderHeaders {
     lab_delay_ms: u64,
     /// Demo control: `drop-response` does the work and hangs up without
     /// answering; `crash-after-create` stops right after the order is
-    /// written, as if the process died. Either way no response arrives.
+    /// written, as if the process died: either way no response arrives.
+    /// `error-before-create` and `error-after-create` make the server's own
+    /// code fail just before or just after it writes the order: the process
+    /// lives on and answers 500 (`/problems/simulated-error`), the failure
+    /// hook the probe's `--fail-header` and `--fail-after-header` use.
     #[param(rename = "Lab-Fault", required = false, inline)]
     lab_fault: FaultName,
     /// How long the server keeps this request's key, in seconds (default a day).
@@ -97,6 +101,10 @@ pub enum FaultName {
     /// With side effects: the provider charges, then times out; the
     /// server answers 502.
     ProviderTimeout,
+    /// Fail (500) just before the order is written.
+    ErrorBeforeCreate,
+    /// Fail (500) just after the order is written.
+    ErrorAfterCreate,
 }
 
 /// The values of `Lab-Side-Effects`.

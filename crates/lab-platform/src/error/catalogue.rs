@@ -73,6 +73,7 @@ fn one_of_each() -> Vec<LabError> {
         LabError::NotFound,
         LabError::MethodNotAllowed,
         LabError::SimulatedCrash,
+        LabError::SimulatedError("error-after-create"),
         LabError::WorkerFailed(String::new()),
     ]
 }
@@ -133,6 +134,7 @@ fn kinds_are_all_listed(error: &LabError) {
         | LabError::UnsupportedDatabaseUrl(_)
         | LabError::Bind { .. }
         | LabError::SimulatedCrash
+        | LabError::SimulatedError(_)
         | LabError::WorkerFailed(_) => {}
     }
 }

@@ -3,11 +3,16 @@
 
 use std::process::Output;
 
-/// How many checks the probe makes: twelve experiments, the sequential
+/// How many checks the probe makes: fourteen experiments, the sequential
 /// retry graded three times (the same resource, the same answer, marked a
-/// replay) and the concurrent one twice (one resource, what the other
-/// copies were told).
-pub const CHECKS: usize = 15;
+/// replay), the concurrent one twice (one resource, what the other copies
+/// were told) and each failure twice (the retry not stuck; done once, or
+/// the retry doing the work).
+pub const CHECKS: usize = 19;
+
+/// The lab's failure hook after the work (an extra argument: without it
+/// the check of a failure after the work says "not applicable").
+pub const FAIL_AFTER: [&str; 2] = ["--fail-after-header", "Lab-Fault: error-after-create"];
 
 /// Rounds of copies released together, in every run here: fast (a few
 /// milliseconds each), and the naive server races in nearly all of them.
@@ -46,6 +51,17 @@ pub fn probe_args(url: &str, lab_secret: &str, extra: &[&str]) -> Vec<String> {
             format!("Lab-Secret: {identity}"),
         ]);
     }
+    // The lab's failure hook before the work, and its listing of the lab's
+    // orders to count.
+    args.extend(
+        [
+            "--fail-header",
+            "Lab-Fault: error-before-create",
+            "--count-url",
+            url,
+        ]
+        .map(str::to_owned),
+    );
     args.extend(extra.iter().map(|arg| (*arg).to_owned()));
     args
 }

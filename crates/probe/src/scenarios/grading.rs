@@ -17,6 +17,8 @@ pub mod cite {
     pub const REUSED: &str =
         "the draft's \"Error Scenarios\": a key reused with another payload SHOULD get 422";
     pub const REPLAYED: &str = "the draft's \"Idempotency Enforcement Scenarios\": a duplicate SHOULD get the result of the first request";
+    pub const STUCK: &str = "the draft's \"Idempotency Enforcement Scenarios\": 409 is for a retry while the first request is still being processed; once it has failed, a retry SHOULD get a result, success or an error (Brandur Leach's design lets a failed request's lock go)";
+    pub const ERROR_REPLAYED: &str = "the draft lets a completed request's error be replayed (\"success or an error\") and Stripe replays a 500 once the endpoint began executing; but a failure before any work leaves nothing to protect, and keeping it means the key can never make the resource (Brandur Leach's design lets the retry go on)";
     pub const MARKER: &str = "common practice: Stripe marks a replay with Idempotent-Replayed: true; how to signal a replay is an open question of the draft";
     pub const EMPTY: &str = "common practice: a key is a unique value the client makes (the draft's \"Uniqueness of Idempotency Key\" recommends a UUID); an empty one names nothing";
     pub const LONG: &str =

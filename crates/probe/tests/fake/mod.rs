@@ -39,6 +39,20 @@ pub enum Bug {
     AcceptsAMissingKey,
     /// Takes any key: empty, 256 characters, not ASCII.
     AcceptsOddKeys,
+    /// Stores a failure as the key's answer, and replays it.
+    StoresFailures,
+    /// Leaves a failed request's claim in progress for ever.
+    LeavesClaimsStuck,
+    /// Forgets the key when the request fails, though its work was done.
+    ForgetsTheKeyOnFailure,
+}
+
+/// Where the failure hook (`Fail: before` or `Fail: after`, as an
+/// engineer's test build would offer one) makes the work fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FailAt {
+    Before,
+    After,
 }
 
 /// What a key holds.
@@ -46,6 +60,7 @@ pub enum Bug {
 enum Entry {
     Running { fingerprint: String },
     Done { fingerprint: String, id: String },
+    Failed { fingerprint: String },
 }
 
 /// Where a key lives: the client and endpoint (unless keys are shared),
@@ -56,17 +71,21 @@ type Slot = (String, String);
 struct Fake {
     bug: Option<Bug>,
     keys: Arc<Mutex<HashMap<Slot, Entry>>>,
+    /// Every resource made, for the listing the probe counts.
+    made: Arc<Mutex<Vec<String>>>,
 }
 
 /// Starts the fake with `bug` (or none) on a free port; its POST URL
-/// (`/orders`; `/other` is a second endpoint like it).
+/// (`/orders`; `/other` is a second endpoint like it; a GET of `/orders`
+/// lists every resource made).
 pub async fn start(bug: Option<Bug>) -> String {
     let fake = Fake {
         bug,
         keys: Arc::default(),
+        made: Arc::default(),
     };
     let app = Router::new()
-        .route("/orders", post(order))
+        .route("/orders", post(order).get(list))
         .route("/other", post(order))
         .with_state(fake);
     let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
@@ -75,6 +94,10 @@ pub async fn start(bug: Option<Bug>) -> String {
     let addr = listener.local_addr().expect("its address");
     tokio::spawn(async move { axum::serve(listener, app).await });
     format!("http://{addr}/orders")
+}
+
+async fn list(State(fake): State<Fake>) -> axum::Json<Vec<String>> {
+    axum::Json(fake.made.lock().unwrap().clone())
 }
 
 async fn order(
@@ -130,8 +153,13 @@ impl Fake {
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.parse::<u64>().ok())
             .map_or(Duration::ZERO, Duration::from_millis);
+        let fail = match text("fail").as_deref() {
+            Some("before") => Some(FailAt::Before),
+            Some("after") => Some(FailAt::After),
+            _ => None,
+        };
         if self.has(Bug::NeverReplays) {
-            return self.work(delay, None, fingerprint).await;
+            return self.work(delay, None, fingerprint, fail).await;
         }
         let running = Entry::Running {
             fingerprint: fingerprint.clone(),
@@ -145,7 +173,9 @@ impl Fake {
             // the delay, which here falls in that window).
             tokio::time::sleep(delay.max(Duration::from_millis(2))).await;
             self.keys.lock().unwrap().insert(slot.clone(), running);
-            return self.work(Duration::ZERO, Some(slot), fingerprint).await;
+            return self
+                .work(Duration::ZERO, Some(slot), fingerprint, fail)
+                .await;
         }
         // Look and claim in one step: what a UNIQUE constraint does.
         let existing = {
@@ -158,7 +188,7 @@ impl Fake {
         };
         match existing {
             Some(entry) => self.answer_existing(entry, &fingerprint),
-            None => self.work(delay, Some(slot), fingerprint).await,
+            None => self.work(delay, Some(slot), fingerprint, fail).await,
         }
     }
 
@@ -183,13 +213,37 @@ impl Fake {
                 }
                 self.replay(&id)
             }
+            Entry::Failed {
+                fingerprint: claimed,
+            } => {
+                if other_body(&claimed) {
+                    return StatusCode::UNPROCESSABLE_ENTITY.into_response();
+                }
+                let mut response = StatusCode::INTERNAL_SERVER_ERROR.into_response();
+                mark_replayed(&mut response);
+                response
+            }
         }
     }
 
-    /// Makes the resource, after `delay`, and stores its answer in `slot`.
-    async fn work(&self, delay: Duration, slot: Option<Slot>, fingerprint: String) -> Response {
+    /// Makes the resource, after `delay`, and stores its answer in `slot`;
+    /// with `fail`, fails before or after making it.
+    async fn work(
+        &self,
+        delay: Duration,
+        slot: Option<Slot>,
+        fingerprint: String,
+        fail: Option<FailAt>,
+    ) -> Response {
         tokio::time::sleep(delay).await;
+        if fail == Some(FailAt::Before) {
+            return self.failed(slot, fingerprint, None);
+        }
         let id = uuid::Uuid::new_v4().to_string();
+        self.made.lock().unwrap().push(id.clone());
+        if fail == Some(FailAt::After) {
+            return self.failed(slot, fingerprint, Some(id));
+        }
         if let Some(slot) = slot {
             let done = Entry::Done {
                 fingerprint,
@@ -198,6 +252,33 @@ impl Fake {
             self.keys.lock().unwrap().insert(slot, done);
         }
         created(&id)
+    }
+
+    /// Answers a failure of the work, `made` the resource if it was made
+    /// first. Done right: the claim of work not done is let go; the
+    /// resource of work done stays the key's answer, for the retry.
+    fn failed(&self, slot: Option<Slot>, fingerprint: String, made: Option<String>) -> Response {
+        let failure = StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        let Some(slot) = slot else {
+            return failure;
+        };
+        let mut keys = self.keys.lock().unwrap();
+        if self.has(Bug::LeavesClaimsStuck) {
+            return failure;
+        }
+        if self.has(Bug::StoresFailures) {
+            keys.insert(slot, Entry::Failed { fingerprint });
+            return failure;
+        }
+        match made {
+            Some(id) if !self.has(Bug::ForgetsTheKeyOnFailure) => {
+                keys.insert(slot, Entry::Done { fingerprint, id });
+            }
+            _ => {
+                keys.remove(&slot);
+            }
+        }
+        failure
     }
 
     fn replay(&self, id: &str) -> Response {
@@ -209,12 +290,16 @@ impl Fake {
             response.headers_mut().remove(header::LOCATION);
         }
         if !self.has(Bug::NoReplayMarker) {
-            response
-                .headers_mut()
-                .insert("idempotent-replayed", HeaderValue::from_static("true"));
+            mark_replayed(&mut response);
         }
         response
     }
+}
+
+fn mark_replayed(response: &mut Response) {
+    response
+        .headers_mut()
+        .insert("idempotent-replayed", HeaderValue::from_static("true"));
 }
 
 /// `201` with the resource: its id in the body, and its `Location`.
