@@ -4,13 +4,16 @@
 use chrono::Utc;
 use lab_core::OrderServer;
 use lab_core::cleanup::delete_expired_keys;
+use lab_e2e::client::COFFEE;
 use lab_e2e::client::spawn_server_with_db;
 use lab_e2e::steps::until_clock_passes;
 use lab_e2e::{Backend, new_key, on_every_design_and_backend, spawn_server};
+use lab_wire::headers::{IDEMPOTENCY_TTL, IDEMPOTENT_REPLAYED, LAB_KEY_RETENTION_SECS};
 
 on_every_design_and_backend!(
     a_retry_after_the_key_expired_creates_a_second_order,
     the_cleanup_job_deletes_expired_keys_and_nothing_else,
+    the_answer_that_stored_a_key_says_how_long_it_is_kept,
 );
 
 /// A second, in the microseconds of the servers' clock.
@@ -83,4 +86,36 @@ async fn the_cleanup_job_deletes_expired_keys_and_nothing_else<S: OrderServer>(b
     let replay = server.place(&long).await;
     assert!(replay.is_replay(), "{replay:?}");
     assert_eq!(replay.order(), kept);
+}
+
+/// `Idempotency-TTL` (the header the draft's open issue #49 proposes) on
+/// the answer that stored the key, never on a replay, whose key was
+/// stored earlier and has less time left.
+async fn the_answer_that_stored_a_key_says_how_long_it_is_kept<S: OrderServer>(backend: Backend) {
+    let server = spawn_server::<S>(backend).await;
+    let ttl = |response: &reqwest::Response| {
+        response
+            .headers()
+            .get(IDEMPOTENCY_TTL)
+            .map(|value| value.to_str().unwrap().to_owned())
+    };
+    let key = new_key();
+    let kept_for_7 = || {
+        server
+            .order_request(Some(&key), COFFEE)
+            .header(LAB_KEY_RETENTION_SECS, "7")
+    };
+    let first = kept_for_7().send().await.unwrap();
+    assert_eq!(first.status(), 201);
+    assert_eq!(ttl(&first).as_deref(), Some("7"));
+    let replay = kept_for_7().send().await.unwrap();
+    assert!(replay.headers().contains_key(IDEMPOTENT_REPLAYED));
+    assert_eq!(ttl(&replay), None, "a replay's key has less time left");
+
+    let by_default = server
+        .order_request(Some(&new_key()), COFFEE)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ttl(&by_default).as_deref(), Some("86400"), "a day");
 }

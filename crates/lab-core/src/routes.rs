@@ -2,12 +2,12 @@
 //! `POST /orders`.
 
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures::future::Either;
-use lab_wire::headers::IDEMPOTENT_REPLAYED;
+use lab_wire::headers::{IDEMPOTENCY_TTL, IDEMPOTENT_REPLAYED};
 use lab_wire::{NewOrder, Order, Problem};
 
 use crate::controls::DemoControls;
@@ -55,7 +55,7 @@ where
     params(OrderHeaders, CredentialHeaders),
     request_body(content = NewOrder, content_type = "application/json"),
     responses(
-        (status = 201, body = Order, headers(("Idempotent-Replayed" = String, description = "`true` when this is the saved answer of an earlier request with the same key")),
+        (status = 201, body = Order, headers(("Idempotent-Replayed" = String, description = "`true` when this is the saved answer of an earlier request with the same key"), ("Idempotency-TTL" = u64, description = "On the answer that stored the key: how long it is kept, in seconds (`Lab-Key-Retention-Secs`, default a day)")),
             description = "The order: made by this request, or (replayed) by an earlier one with the same key"),
         (status = 400, body = Problem, content_type = "application/problem+json", description = "A missing or invalid Idempotency-Key, Lab-* header or body: the detail says which"),
         (status = 403, body = Problem, content_type = "application/problem+json", description = "A private lab without its secret, a secret of another lab, or the teacher's read-only token"),
@@ -80,8 +80,10 @@ where
         fault,
         cancel_on_disconnect,
         delay,
+        key_retention,
         ..
     } = *request.controls();
+    let keyed = matches!(request, OrderPost::WithKey(_));
     // Taken before any work, and held by the work itself: a client that
     // hangs up frees its lab's place only once the work it left has ended.
     let admission = state.room.admit(request.lab(), delay)?;
@@ -115,13 +117,20 @@ where
         });
         result
     };
-    let response = if cancel_on_disconnect {
+    let mut response = if cancel_on_disconnect {
         // Awaited here, the work is part of the handler's future, which
         // hyper drops when the client hangs up: it stops at its next `.await`.
         work.await?
     } else {
         finish_even_if_client_leaves(work).await?
     };
+    // The answer that stored the key says how long it is kept (a replay
+    // comes from a key stored earlier, whose time has partly run).
+    let replayed = response.headers().contains_key(IDEMPOTENT_REPLAYED);
+    if keyed && response.status() == StatusCode::CREATED && !replayed {
+        let secs = HeaderValue::from(key_retention.as_secs());
+        response.headers_mut().insert(IDEMPOTENCY_TTL, secs);
+    }
     Ok(match fault {
         Some(fault) => {
             if fault == Fault::DropResponse {

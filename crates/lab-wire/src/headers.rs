@@ -5,6 +5,10 @@
 pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
 /// Set to `true` on a response that was replayed from storage.
 pub const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
+/// On the answer that stored a key: how long the key is kept, in seconds
+/// (a header proposed in the IETF draft's open issue #49; the draft itself
+/// asks only that the retention be documented).
+pub const IDEMPOTENCY_TTL: &str = "idempotency-ttl";
 /// Which learner's lab a request belongs to (default [`crate::LabId::DEFAULT`]).
 pub const LAB_ID: &str = "lab-id";
 /// The secret that opens a lab (see [`crate::LabSecret`]); with it, `Lab-Id` may be left out.

@@ -64,6 +64,10 @@ struct ProbeArgs {
     /// not shared across endpoints
     #[arg(long)]
     other_url: Option<reqwest::Url>,
+    /// Another method the endpoint takes with a key (e.g. PATCH), to check
+    /// that a key is not shared across methods
+    #[arg(long, value_name = "METHOD", value_parser = other_method)]
+    other_method: Option<reqwest::Method>,
     /// A JSON body the endpoint accepts
     #[arg(long, default_value = r#"{"item":"coffee","amount_cents":450}"#)]
     body: String,
@@ -214,6 +218,7 @@ async fn probe(args: Box<ProbeArgs>) -> ExitCode {
     config.race_delay_ms = args.race_delay_ms;
     config.rounds = args.rounds;
     config.other_url = args.other_url;
+    config.other_method = args.other_method;
     config.id_field = args.id_field;
     config.timeout = Duration::from_secs(args.timeout_secs.max(1));
 
@@ -242,4 +247,31 @@ async fn probe(args: Box<ProbeArgs>) -> ExitCode {
         return cannot_run(format!("cannot write {}: {error}", path.display()));
     }
     ExitCode::from(report.exit_code(fail_on) as u8)
+}
+
+/// `--other-method`: an HTTP method other than POST, in any case.
+fn other_method(text: &str) -> Result<reqwest::Method, String> {
+    let method = reqwest::Method::from_bytes(text.trim().to_ascii_uppercase().as_bytes())
+        .map_err(|_| format!("{text:?} is not an HTTP method"))?;
+    if method == reqwest::Method::POST {
+        return Err("give a method other than POST, the one probed".to_owned());
+    }
+    Ok(method)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn another_method_is_read_in_any_case_and_post_is_refused() {
+        assert_eq!(other_method("patch").unwrap(), reqwest::Method::PATCH);
+        assert_eq!(other_method(" PUT ").unwrap(), reqwest::Method::PUT);
+        assert!(
+            other_method("post")
+                .unwrap_err()
+                .contains("other than POST")
+        );
+        assert!(other_method("not a method").is_err());
+    }
 }

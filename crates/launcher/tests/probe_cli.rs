@@ -191,7 +191,11 @@ async fn every_check_passes_against<S: lab_core::OrderServer>(backend: Backend) 
     let (output, table, report) = probe_both_ways(
         &server.orders_url,
         &server.secret,
-        &[&["--other-url", &other.orders_url][..], &FAIL_AFTER].concat(),
+        &[
+            &["--other-url", &other.orders_url, "--other-method", "patch"][..],
+            &FAIL_AFTER,
+        ]
+        .concat(),
     )
     .await;
 

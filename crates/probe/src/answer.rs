@@ -66,6 +66,9 @@ pub struct Carried {
     pub location: Option<String>,
     /// Its `Content-Type` header, if any.
     pub content_type: Option<String>,
+    /// How long it says its key is kept (`Idempotency-TTL`), if it says;
+    /// not something a replay must repeat.
+    pub retention: Option<String>,
 }
 
 impl Answer {

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use futures::future::join_all;
+use reqwest::Method;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
 pub use crate::answer::{Answer, Carried};
@@ -66,12 +67,25 @@ impl Client {
         body: &serde_json::Value,
         extra: &[(&str, String)],
     ) -> Answer {
-        self.post_to(&self.url, key, body, extra).await
+        self.request(&Method::POST, &self.url, key, body, extra)
+            .await
     }
 
-    /// Like [`Self::post`], to another endpoint of the same service.
-    pub async fn post_to(
+    /// Like [`Self::post`], with another method or to another endpoint of
+    /// the same service.
+    pub async fn send(
         &self,
+        method: &Method,
+        url: &reqwest::Url,
+        key: Key<'_>,
+        body: &serde_json::Value,
+    ) -> Answer {
+        self.request(method, url, key, body, &[]).await
+    }
+
+    async fn request(
+        &self,
+        method: &Method,
         url: &reqwest::Url,
         key: Key<'_>,
         body: &serde_json::Value,
@@ -93,7 +107,7 @@ impl Client {
         }
         let mut request = self
             .http
-            .post(url.clone())
+            .request(method.clone(), url.clone())
             .headers(headers)
             .header(CONTENT_TYPE, "application/json")
             .body(body.to_string());
@@ -123,6 +137,7 @@ impl Client {
                 };
                 let location = header(reqwest::header::LOCATION);
                 let content_type = header(CONTENT_TYPE);
+                let retention = header(HeaderName::from_static("idempotency-ttl"));
                 let text = response.text().await.unwrap_or_default();
                 Answer::Response {
                     status,
@@ -133,6 +148,7 @@ impl Client {
                         body: text,
                         location,
                         content_type,
+                        retention,
                     },
                 }
             }
@@ -293,6 +309,7 @@ impl Client {
             carried: Carried {
                 location: response.header("location").map(str::to_owned),
                 content_type: response.header("content-type").map(str::to_owned),
+                retention: response.header("idempotency-ttl").map(str::to_owned),
                 body: response.body,
             },
         }

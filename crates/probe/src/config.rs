@@ -18,6 +18,9 @@ pub struct ProbeConfig {
     /// Another POST endpoint of the same service, for the check that a key
     /// is not shared across endpoints.
     pub other_url: Option<reqwest::Url>,
+    /// Another method the endpoint takes with a key (e.g. `PATCH`), for the
+    /// check that a key is not shared across methods.
+    pub other_method: Option<reqwest::Method>,
     /// A body the endpoint accepts.
     pub body: serde_json::Value,
     /// A different body the endpoint also accepts; derived from `body` if absent.
@@ -73,6 +76,7 @@ impl ProbeConfig {
             headers: Vec::new(),
             client_headers: Vec::new(),
             other_url: None,
+            other_method: None,
             body: serde_json::json!({"item": "coffee", "amount_cents": 450}),
             other_body: None,
             copies: 8,

@@ -16,8 +16,9 @@ mod rounds;
 
 use failure::{failure_after_the_work, failure_before_the_work};
 use grading::{cite, new_key, not_applicable, pass_if, result};
-use replay::{replay_fidelity, replay_marker, what_the_retry_got};
-use reuse::{different_body, different_body_in_flight, one_key_two_clients, one_key_two_endpoints};
+use replay::{replay_fidelity, replay_marker, retention_advertised, what_the_retry_got};
+use reuse::{different_body, different_body_in_flight, one_key_two_clients};
+use reuse::{one_key_two_endpoints, one_key_two_methods};
 use rounds::copies_released_together;
 
 /// Runs the scenarios in teaching order.
@@ -34,6 +35,7 @@ pub async fn run_all(
     results.push(different_body_in_flight(client, config).await);
     results.push(one_key_two_clients(client, config).await);
     results.push(one_key_two_endpoints(client, config).await);
+    results.push(one_key_two_methods(client, config).await);
     results.extend(failure_before_the_work(client, config).await);
     results.extend(failure_after_the_work(client, config).await);
     let formats = [
@@ -48,13 +50,14 @@ pub async fn run_all(
 }
 
 /// Also the probe's preflight: an endpoint that refuses an ordinary
-/// request cannot be probed further. One experiment, three expectations:
+/// request cannot be probed further. One experiment, four expectations:
 /// the retry names the same resource (MUST), carries what the first answer
-/// carried (SHOULD), and says it is a replay (advice).
+/// carried (SHOULD), and says it is a replay (advice); the first answer
+/// says how long its key is kept, if it says so at all (advice).
 async fn sequential_retry(
     client: &Client,
     config: &ProbeConfig,
-) -> Result<[ScenarioResult; 3], ProbeError> {
+) -> Result<[ScenarioResult; 4], ProbeError> {
     const EXPECTED: &str = "the same status and the same resource id";
     let key = new_key();
     let first = client.post(Key::Value(&key), &config.body, &[]).await;
@@ -74,6 +77,7 @@ async fn sequential_retry(
         result("sequential retry", level, EXPECTED, observed, verdict),
         replay_fidelity(&first, &retry),
         replay_marker(&first, &retry),
+        retention_advertised(&first),
     ])
 }
 

@@ -49,6 +49,16 @@ const MUTATIONS: &[(Bug, &[&str], Level)] = &[
         Level::Advice,
     ),
     (
+        Bug::SharesKeysAcrossMethods,
+        &["one key, two methods"],
+        Level::Advice,
+    ),
+    (
+        Bug::UnreadableRetention,
+        &["the key's retention"],
+        Level::Advice,
+    ),
+    (
         Bug::StoresFailures,
         &["a failure before the work: the retry does the work"],
         Level::Advice,
@@ -113,6 +123,7 @@ async fn probe_of(bug: Option<Bug>) -> Report {
     let url = fake::start(bug).await;
     let mut config = ProbeConfig::new(url.parse().expect("a URL"));
     config.other_url = Some(url.replace("/orders", "/other").parse().expect("a URL"));
+    config.other_method = Some(reqwest::Method::PATCH);
     config.race_delay_ms = 200;
     config.rounds = 20;
     config.fail_header = Some(("Fail".into(), "before".into()));

@@ -3,12 +3,12 @@
 
 use std::process::Output;
 
-/// How many checks the probe makes: fourteen experiments, the sequential
-/// retry graded three times (the same resource, the same answer, marked a
-/// replay), the concurrent one twice (one resource, what the other copies
+/// How many checks the probe makes: fifteen experiments, the sequential
+/// retry graded four times (the same resource, the same answer, marked a
+/// replay, the key's retention), the concurrent one twice (one resource, what the other copies
 /// were told) and each failure twice (the retry not stuck; done once, or
 /// the retry doing the work).
-pub const CHECKS: usize = 19;
+pub const CHECKS: usize = 21;
 
 /// The lab's failure hook after the work (an extra argument: without it
 /// the check of a failure after the work says "not applicable").

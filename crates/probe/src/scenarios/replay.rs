@@ -73,6 +73,49 @@ pub fn replay_marker(first: &Answer, retry: &Answer) -> ScenarioResult {
     result(NAME, level, EXPECTED, observed, verdict)
 }
 
+/// How long the first answer says its key is kept (`Idempotency-TTL`, in
+/// seconds): not applicable when it says nothing (the draft asks for the
+/// documentation to say it), a failure when it says it so that no client
+/// can read it.
+pub fn retention_advertised(first: &Answer) -> ScenarioResult {
+    const NAME: &str = "the key's retention";
+    const EXPECTED: &str = "if advertised, Idempotency-TTL: a whole number of seconds";
+    let level = (Level::Advice, cite::RETENTION);
+    let Some(value) = first
+        .carried()
+        .and_then(|carried| carried.retention.as_deref())
+    else {
+        let why = "no Idempotency-TTL on the first answer: look for the retention in the endpoint's documentation";
+        return not_applicable(NAME, level, EXPECTED, why);
+    };
+    let observed = match value.trim().parse::<u64>() {
+        Ok(secs) => format!("Idempotency-TTL: {secs}: keys kept {}", as_duration(secs)),
+        Err(_) => format!("Idempotency-TTL: {value:?}: not a number of seconds"),
+    };
+    let verdict = pass_if(value.trim().parse::<u64>().is_ok());
+    result(NAME, level, EXPECTED, observed, verdict)
+}
+
+/// `90061` as "1 d 1 h 1 min 1 s", leaving out the zero parts.
+fn as_duration(secs: u64) -> String {
+    let parts = [
+        (secs / 86_400, "d"),
+        (secs % 86_400 / 3_600, "h"),
+        (secs % 3_600 / 60, "min"),
+        (secs % 60, "s"),
+    ];
+    let said: Vec<String> = parts
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, unit)| format!("{n} {unit}"))
+        .collect();
+    if said.is_empty() {
+        "0 s".to_owned()
+    } else {
+        said.join(" ")
+    }
+}
+
 /// Whether two bodies say the same: equal as JSON when both are JSON
 /// (spacing and key order aside), else byte for byte.
 fn same_body(a: &str, b: &str) -> bool {
@@ -108,6 +151,13 @@ pub fn what_the_retry_got(first: &Answer, retry: &Answer) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_retention_reads_as_days_hours_minutes_and_seconds() {
+        assert_eq!(as_duration(86_400), "1 d");
+        assert_eq!(as_duration(90_061), "1 d 1 h 1 min 1 s");
+        assert_eq!(as_duration(0), "0 s");
+    }
 
     fn answer(status: u16, resource: Option<&str>) -> Answer {
         Answer::Response {

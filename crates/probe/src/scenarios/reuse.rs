@@ -4,6 +4,8 @@
 
 use futures::future::join;
 
+use reqwest::Method;
+
 use crate::client::{Answer, Client, Key};
 use crate::config::ProbeConfig;
 use crate::report::{Level, ScenarioResult, Verdict};
@@ -143,10 +145,45 @@ pub async fn one_key_two_endpoints(client: &Client, config: &ProbeConfig) -> Sce
     let key = new_key();
     let first = client.post_until_settled(&key, &config.body).await;
     let second = client
-        .post_to(other_url, Key::Value(&key), &config.body, &[])
+        .send(&Method::POST, other_url, Key::Value(&key), &config.body)
         .await;
+    let said = ("first endpoint", "other", "endpoints");
+    let (observed, verdict) = never_the_first_resource(&first, &second, said);
+    result(NAME, level, EXPECTED, observed, verdict)
+}
+
+/// The same key and body with another method on the same URL: never
+/// answered with the POST's resource.
+pub async fn one_key_two_methods(client: &Client, config: &ProbeConfig) -> ScenarioResult {
+    const NAME: &str = "one key, two methods";
+    const EXPECTED: &str =
+        "the other method's own answer, or a refusal: never the POST's resource replayed";
+    let level = (Level::Advice, cite::METHODS);
+    let Some(method) = &config.other_method else {
+        let why = "give --other-method, another method the endpoint takes with a key (e.g. PATCH)";
+        return not_applicable(NAME, level, EXPECTED, why);
+    };
+    let key = new_key();
+    let first = client.post_until_settled(&key, &config.body).await;
+    let second = client
+        .send(method, &config.url, Key::Value(&key), &config.body)
+        .await;
+    let said = ("POST", method.as_str(), "methods");
+    let (observed, verdict) = never_the_first_resource(&first, &second, said);
+    result(NAME, level, EXPECTED, observed, verdict)
+}
+
+/// Judges the `second` request, made with `first`'s key elsewhere: it
+/// must get an answer of its own (a success naming another resource, or
+/// a 4xx refusal), never `first`'s resource. `said` names the first, the
+/// second, and what the key must not be shared across.
+fn never_the_first_resource(
+    first: &Answer,
+    second: &Answer,
+    (first_name, second_name, across): (&str, &str, &str),
+) -> (String, Verdict) {
     let mut observed = format!(
-        "first endpoint {}, other {}",
+        "{first_name} {}, {second_name} {}",
         first.describe(),
         second.describe()
     );
@@ -155,12 +192,14 @@ pub async fn one_key_two_endpoints(client: &Client, config: &ProbeConfig) -> Sce
         .status()
         .is_some_and(|status| (400..500).contains(&status));
     if shared {
-        observed.push_str(
-            ": answered with the first endpoint's resource (keys shared across endpoints)",
-        );
+        observed.push_str(&format!(
+            ": answered with the {first_name}'s resource (keys shared across {across})"
+        ));
     }
-    let verdict = pass_if(!shared && (second.is_success() || refused));
-    result(NAME, level, EXPECTED, observed, verdict)
+    (
+        observed,
+        pass_if(!shared && (second.is_success() || refused)),
+    )
 }
 
 /// The other body to send: the one given, or the body changed a little.

@@ -35,10 +35,14 @@ pub enum Bug {
     SharesKeysAcrossClients,
     /// Keys are one space for every endpoint.
     SharesKeysAcrossEndpoints,
+    /// Keys are one space for every method.
+    SharesKeysAcrossMethods,
     /// Takes a request without a key.
     AcceptsAMissingKey,
     /// Takes any key: empty, 256 characters, not ASCII.
     AcceptsOddKeys,
+    /// Says how long it keeps a key in a form no client can read.
+    UnreadableRetention,
     /// Stores a failure as the key's answer, and replays it.
     StoresFailures,
     /// Leaves a failed request's claim in progress for ever.
@@ -76,8 +80,8 @@ struct Fake {
 }
 
 /// Starts the fake with `bug` (or none) on a free port; its POST URL
-/// (`/orders`; `/other` is a second endpoint like it; a GET of `/orders`
-/// lists every resource made).
+/// (`/orders`, which takes a PATCH the same way; `/other` is a second
+/// endpoint like it; a GET of `/orders` lists every resource made).
 pub async fn start(bug: Option<Bug>) -> String {
     let fake = Fake {
         bug,
@@ -85,7 +89,7 @@ pub async fn start(bug: Option<Bug>) -> String {
         made: Arc::default(),
     };
     let app = Router::new()
-        .route("/orders", post(order).get(list))
+        .route("/orders", post(order).get(list).patch(order))
         .route("/other", post(order))
         .with_state(fake);
     let listener = tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
@@ -102,15 +106,22 @@ async fn list(State(fake): State<Fake>) -> axum::Json<Vec<String>> {
 
 async fn order(
     State(fake): State<Fake>,
+    method: axum::http::Method,
     uri: axum::http::Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let endpoint = if fake.has(Bug::SharesKeysAcrossEndpoints) {
-        String::new()
+    let path = if fake.has(Bug::SharesKeysAcrossEndpoints) {
+        ""
     } else {
-        uri.path().to_owned()
+        uri.path()
     };
+    let method = if fake.has(Bug::SharesKeysAcrossMethods) {
+        ""
+    } else {
+        method.as_str()
+    };
+    let endpoint = format!("{method} {path}");
     // The work runs to its end even if the client hangs up, as it must.
     tokio::spawn(fake.handle(endpoint, headers, body))
         .await
@@ -251,7 +262,16 @@ impl Fake {
             };
             self.keys.lock().unwrap().insert(slot, done);
         }
-        created(&id)
+        let mut response = created(&id);
+        // How long the key is kept, on the answer that stored it.
+        let retention = if self.has(Bug::UnreadableRetention) {
+            "24h"
+        } else {
+            "86400"
+        };
+        let retention = HeaderValue::from_static(retention);
+        response.headers_mut().insert("idempotency-ttl", retention);
+        response
     }
 
     /// Answers a failure of the work, `made` the resource if it was made
