@@ -152,6 +152,8 @@ pub struct Peer {
     pub name: &'static str,
     /// Its `POST` endpoint.
     pub url: String,
+    /// Its server's process, whose CPU time is read per cell (`NAME=URL@PID`).
+    pub pid: Option<u32>,
 }
 
 /// The `storage` of a peer's cells: a peer keeps its data its own way.
@@ -186,6 +188,10 @@ pub struct CellResult {
     pub orders: Option<usize>,
     /// Orders beyond one per key: the double charges (not known for a peer).
     pub duplicates: Option<usize>,
+    /// The server's CPU time (user and system) per request, in µs: the
+    /// lab's servers, the whole process for a flow called directly, a
+    /// peer's process when its PID is given; else not known.
+    pub cpu_us_per_request: Option<f64>,
 }
 
 /// Why the benchmark could not run.

@@ -39,6 +39,17 @@ fn is_server(r: &CellResult) -> bool {
     r.storage != PEER_STORAGE && matches!(r.target, "naive" | "safe" | "transactional")
 }
 
+/// The lab's safe server on PostgreSQL at `peer`'s workload and level in
+/// flight: what a peer is compared with.
+fn safe_beside<'a>(results: &'a [CellResult], peer: &CellResult) -> Option<&'a CellResult> {
+    results.iter().find(|r| {
+        r.storage == "postgres"
+            && r.target == "safe"
+            && r.workload == peer.workload
+            && r.concurrency == peer.concurrency
+    })
+}
+
 /// Checks the results against the project's performance goals.
 pub fn evaluate_goals(results: &[CellResult]) -> Vec<Goal> {
     let unique = |r: &&CellResult| r.workload == "unique";
@@ -153,16 +164,29 @@ pub fn evaluate_goals(results: &[CellResult]) -> Vec<Goal> {
         .iter()
         .filter(|r| r.storage == PEER_STORAGE && r.concurrency == 16)
         .filter_map(|peer| {
-            let safe = results.iter().find(|r| {
-                r.storage == "postgres"
-                    && r.target == "safe"
-                    && r.workload == peer.workload
-                    && r.concurrency == peer.concurrency
-            })?;
+            let safe = safe_beside(results, peer)?;
             let value = ratio(Some(safe), Some(peer))?;
             Some((
                 value >= 3.0,
                 format!("{} {}: {value:.2}×", peer.target, peer.workload),
+            ))
+        })
+        .collect();
+    // The same pairs by CPU per request: what a request costs the machine,
+    // where req/s is bounded by the database both share.
+    let cpu_versus_peers = results
+        .iter()
+        .filter(|r| r.storage == PEER_STORAGE && r.concurrency == 16)
+        .filter_map(|peer| {
+            let safe = safe_beside(results, peer)?;
+            let (peer_us, safe_us) = (peer.cpu_us_per_request?, safe.cpu_us_per_request?);
+            let value = peer_us / safe_us.max(f64::MIN_POSITIVE);
+            Some((
+                value >= 5.0,
+                format!(
+                    "{} {}: {peer_us:.0} µs ÷ {safe_us:.0} µs = {value:.1}×",
+                    peer.target, peer.workload
+                ),
             ))
         })
         .collect();
@@ -186,6 +210,10 @@ pub fn evaluate_goals(results: &[CellResult]) -> Vec<Goal> {
         goal(
             "the safe server on PostgreSQL does at least 3 × each peer's req/s at 16 in flight",
             versus_peers,
+        ),
+        goal(
+            "each peer spends at least 5 × the safe server's CPU per request (PostgreSQL, 16 in flight; the peer's PID given)",
+            cpu_versus_peers,
         ),
     ]
 }
@@ -241,9 +269,17 @@ mod tests {
         let mut peer = cell("express-safe", "unique", 16, 400.0, 0);
         peer.storage = PEER_STORAGE;
         (peer.orders, peer.duplicates) = (None, None);
+        peer.cpu_us_per_request = Some(600.0);
         let results = vec![cell("safe", "unique", 16, 1000.0, 100), peer];
         let goals = evaluate_goals(&results);
-        let versus = goals.last().unwrap();
+        let cpu = goals.last().unwrap();
+        assert_eq!(cpu.status, "missed", "4× is short of 5×: {cpu:?}");
+        assert!(
+            cpu.detail
+                .contains("express-safe unique: 600 µs ÷ 150 µs = 4.0×"),
+            "{cpu:?}"
+        );
+        let versus = &goals[goals.len() - 2];
         assert_eq!(versus.status, "missed", "2.5× is short of 3×: {versus:?}");
         assert!(
             versus.detail.contains("express-safe unique: 2.50×"),
@@ -251,11 +287,19 @@ mod tests {
         );
         let table = to_table(&results);
         assert!(
-            table.contains("| peer | unique | 16 | express-safe | 400 | — | — |"),
+            table.contains("| peer | unique | 16 | express-safe | 400 | 600 | — | — |"),
             "{table}"
         );
         assert!(table.trim_end().ends_with("| 25 | — | — |"), "{table}");
         assert!(to_csv(&results).trim_end().ends_with(",25,,"));
+    }
+
+    #[test]
+    fn a_peer_without_its_pid_is_not_measured_by_cpu() {
+        let mut peer = cell("express-safe", "unique", 16, 400.0, 0);
+        (peer.storage, peer.cpu_us_per_request) = (PEER_STORAGE, None);
+        let goals = evaluate_goals(&[cell("safe", "unique", 16, 1000.0, 100), peer]);
+        assert_eq!(goals.last().unwrap().status, "not measured");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! ordinary order fares while another lab loads the server.
 
 mod config;
+mod cpu;
 mod goals;
 mod load;
 mod report;

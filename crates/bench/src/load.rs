@@ -15,6 +15,7 @@ use transactional_server::TransactionalServer;
 use crate::config::{
     BenchError, CellResult, PEER_STORAGE, Peer, REQUEST_TIMEOUT, Server, Storage, Target, Workload,
 };
+use crate::cpu::{self, ClientRuntime, CpuOf};
 use crate::stats::Latencies;
 
 /// The order every benchmark request places.
@@ -58,6 +59,9 @@ pub struct Bench {
     transactional_url: String,
     servers: Vec<JoinHandle<()>>,
     sqlite_file: Option<PathBuf>,
+    /// Where the load is generated: a runtime of its own, so that its
+    /// threads' CPU time can be told from the servers' (see `cpu.rs`).
+    client: ClientRuntime,
 }
 
 /// Keys per lab in a cell (see [`Bench::measure`]).
@@ -100,6 +104,7 @@ impl Bench {
             transactional_url,
             servers: vec![naive, safe, transactional],
             sqlite_file,
+            client: ClientRuntime::start().map_err(|error| BenchError::Serve(error.to_string()))?,
         })
     }
 
@@ -146,6 +151,12 @@ impl Bench {
                 .collect(),
         );
         let next = Arc::new(AtomicUsize::new(0));
+        let cpu_of = match endpoint {
+            Endpoint::Lab(target) if target.is_direct() => Some(CpuOf::ThisProcess),
+            Endpoint::Lab(_) => Some(CpuOf::ServersHere),
+            Endpoint::Peer(peer) => peer.pid.map(CpuOf::Process),
+        };
+        let cpu_before = cpu_of.and_then(cpu::used);
 
         let started = Instant::now();
         let workers: Vec<JoinHandle<Vec<Sample>>> = (0..concurrency.max(1))
@@ -164,7 +175,7 @@ impl Bench {
                 };
                 let (keys, labs) = (keys.clone(), labs.clone());
                 let next = next.clone();
-                tokio::spawn(async move {
+                self.client.spawn(async move {
                     let mut samples = Vec::new();
                     loop {
                         let index = next.fetch_add(1, Ordering::Relaxed);
@@ -191,6 +202,7 @@ impl Bench {
             );
         }
         let elapsed = started.elapsed();
+        let cpu_after = cpu_of.and_then(cpu::used);
 
         // A peer keeps its orders where this run cannot count them.
         let (mut orders, mut duplicates) = (None, None);
@@ -227,6 +239,7 @@ impl Bench {
             keys: keys.len(),
             orders,
             duplicates,
+            cpu_us_per_request: cpu::per_request(cpu_before, cpu_after, samples.len()),
         })
     }
 

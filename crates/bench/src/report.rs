@@ -32,8 +32,8 @@ fn show_ratio(value: Option<f64>) -> String {
 /// own no-HTTP row.
 pub fn to_table(results: &[CellResult]) -> String {
     let mut table = String::from(
-        "| storage | workload | in flight | target | req/s | ÷ naive | HTTP ÷ SQL | p50 ms | p90 ms | p99 ms | max ms | 201 | 409 | errors | keys | orders | duplicates |\n\
-         |---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| storage | workload | in flight | target | req/s | CPU µs/req | ÷ naive | HTTP ÷ SQL | p50 ms | p90 ms | p99 ms | max ms | 201 | 409 | errors | keys | orders | duplicates |\n\
+         |---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for r in results {
         let versus_naive = match r.target {
@@ -49,12 +49,14 @@ pub fn to_table(results: &[CellResult]) -> String {
         };
         let l = &r.latency_ms;
         table.push_str(&format!(
-            "| {} | {} | {} | {} | {:.0} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {:.0} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {} | {} | {} | {} | {} | {} |\n",
             r.storage,
             r.workload,
             r.concurrency,
             r.target,
             r.requests_per_second,
+            r.cpu_us_per_request
+                .map_or_else(|| "—".to_owned(), |us| format!("{us:.0}")),
             show_ratio(versus_naive),
             show_ratio(versus_sql),
             l.p50,
@@ -75,18 +77,20 @@ pub fn to_table(results: &[CellResult]) -> String {
 /// The results as CSV with a header row.
 pub fn to_csv(results: &[CellResult]) -> String {
     let mut csv = String::from(
-        "storage,workload,concurrency,target,requests,requests_per_second,p50_ms,p90_ms,p99_ms,max_ms,created_or_replayed,conflicts,errors,keys,orders,duplicates\n",
+        "storage,workload,concurrency,target,requests,requests_per_second,cpu_us_per_request,p50_ms,p90_ms,p99_ms,max_ms,created_or_replayed,conflicts,errors,keys,orders,duplicates\n",
     );
     for r in results {
         let l = &r.latency_ms;
         csv.push_str(&format!(
-            "{},{},{},{},{},{:.1},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{:.1},{},{:.3},{:.3},{:.3},{:.3},{},{},{},{},{},{}\n",
             r.storage,
             r.workload,
             r.concurrency,
             r.target,
             r.requests,
             r.requests_per_second,
+            r.cpu_us_per_request
+                .map_or_else(String::new, |us| format!("{us:.1}")),
             l.p50,
             l.p90,
             l.p99,
@@ -133,6 +137,7 @@ pub(crate) mod tests {
             keys: 25,
             orders: Some(orders),
             duplicates: Some(orders.saturating_sub(25)),
+            cpu_us_per_request: Some(150.0),
         }
     }
 
@@ -144,7 +149,7 @@ pub(crate) mod tests {
         ];
         let table = to_table(&results);
         assert!(
-            table.contains("| postgres | unique | 4 | safe | 900 | 0.90× |"),
+            table.contains("| postgres | unique | 4 | safe | 900 | 150 | 0.90× |"),
             "{table}"
         );
         assert_eq!(to_csv(&results).lines().count(), 3);

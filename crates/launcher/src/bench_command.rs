@@ -19,6 +19,9 @@ on loopback, so compare ratios rather than absolute numbers.
 --peer NAME=URL adds another endpoint (the article's Express handlers, your
 own API) to the first storage's rounds, over HTTP with the same keys and
 body; its orders are its own, so its rows show — for orders and duplicates.
+With NAME=URL@PID its server's CPU time per request is read from
+/proc/PID/stat, as the lab's own is read for every row (the process's time
+less the load generator's threads).
 
 Exit status: 0 when the run finished (goals met or not), 2 when it could not run.";
 
@@ -55,8 +58,8 @@ pub(crate) struct BenchArgs {
     /// Also write the results as CSV to this file
     #[arg(long, value_name = "FILE")]
     csv: Option<std::path::PathBuf>,
-    /// Also measure another endpoint that takes an Idempotency-Key, in the same rounds (repeatable), e.g. express-safe=http://127.0.0.1:4010/safe/orders
-    #[arg(long = "peer", value_name = "NAME=URL", value_parser = parse_peer)]
+    /// Also measure another endpoint that takes an Idempotency-Key, in the same rounds (repeatable), e.g. express-safe=http://127.0.0.1:4010/safe/orders; add @PID (its server's process) for its CPU per request
+    #[arg(long = "peer", value_name = "NAME=URL[@PID]", value_parser = parse_peer)]
     peers: Vec<bench::Peer>,
     /// Measure a shared room instead: ordinary orders in one lab while another holds 100 slow requests, 300 step streams and 300 half-sent requests
     #[arg(long, conflicts_with_all = ["quick", "concurrency", "requests", "rounds", "copies", "csv", "peers"])]
@@ -254,12 +257,23 @@ pub(crate) async fn bench(args: BenchArgs) -> ExitCode {
     }
 }
 
-/// `NAME=URL`: a name for the tables (letters, digits, `-`, `_`; not one
-/// of the lab's own targets) and an http(s) URL.
+/// `NAME=URL` or `NAME=URL@PID`: a name for the tables (letters, digits,
+/// `-`, `_`; not one of the lab's own targets), an http(s) URL, and the
+/// process serving it, whose CPU time is then read per cell.
 fn parse_peer(text: &str) -> Result<bench::Peer, String> {
     let (name, url) = text
         .split_once('=')
-        .ok_or_else(|| format!("{text:?}: write a peer as NAME=URL"))?;
+        .ok_or_else(|| format!("{text:?}: write a peer as NAME=URL or NAME=URL@PID"))?;
+    let (url, pid) = match url.rsplit_once('@') {
+        Some((url, pid)) if !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) => {
+            let pid: u32 = pid.parse().map_err(|_| format!("{pid:?}: not a PID"))?;
+            if !std::path::Path::new(&format!("/proc/{pid}/stat")).exists() {
+                return Err(format!("{pid}: no such process to read the CPU time of"));
+            }
+            (url, Some(pid))
+        }
+        _ => (url, None),
+    };
     let allowed = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
     if name.is_empty() || name.len() > 40 || !name.chars().all(allowed) {
         return Err(format!(
@@ -282,6 +296,7 @@ fn parse_peer(text: &str) -> Result<bench::Peer, String> {
         // Kept for the whole run, as the lab's own target names are.
         name: Box::leak(name.to_owned().into_boxed_str()),
         url: parsed.to_string(),
+        pid,
     })
 }
 

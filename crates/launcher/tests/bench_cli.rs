@@ -160,7 +160,8 @@ async fn a_peer_is_measured_in_the_same_rounds_and_one_that_does_not_answer_coun
         "--storage",
         "sqlite",
         "--peer",
-        &format!("lab-safe={}", lab_server.orders_url),
+        // The lab server serves from this test's process: its PID.
+        &format!("lab-safe={}@{}", lab_server.orders_url, std::process::id()),
         "--peer",
         &format!("nobody=http://{nobody}/orders"),
         "--json",
@@ -218,7 +219,31 @@ async fn a_peer_is_measured_in_the_same_rounds_and_one_that_does_not_answer_coun
             number(cell, "requests"),
             "a peer that does not answer fails every request: {cell}"
         );
+        assert!(
+            cell["cpu_us_per_request"].is_null(),
+            "no PID, no CPU time: {cell}"
+        );
     }
+    // CPU time comes in 10 ms ticks: a quick cell may read 0, the run not.
+    let cpu = |cells: Vec<&Value>| -> f64 {
+        cells
+            .iter()
+            .map(|cell| {
+                cell["cpu_us_per_request"]
+                    .as_f64()
+                    .unwrap_or_else(|| panic!("CPU per request for {cell}"))
+            })
+            .sum()
+    };
+    assert!(cpu(peer_cells("lab-safe")) > 0.0, "read from /proc/PID");
+    let lab_cells = all
+        .iter()
+        .filter(|cell| cell["storage"] != "peer")
+        .collect();
+    assert!(
+        cpu(lab_cells) > 0.0,
+        "every lab row has its CPU per request"
+    );
     assert_eq!(peer_cells("lab-safe").len(), 4);
     assert_eq!(peer_cells("nobody").len(), 4);
     assert!(
@@ -238,6 +263,7 @@ fn a_peer_that_is_not_name_equals_url_is_refused_before_anything_runs() {
         "safe=http://127.0.0.1:1/orders",
         "x=ftp://host/",
         "bad name=http://h/",
+        "x=http://h/@4294967295",
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_idempotency-lab"))
             .args(["bench", "--quick", "--storage", "sqlite", "--peer", peer])
