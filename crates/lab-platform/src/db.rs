@@ -112,8 +112,12 @@ fn transactions_pool(pool: &PgPool, connections: u32) -> PgPool {
 
 /// Connections in the statements pool.
 pub const STATEMENT_CONNECTIONS: u32 = 16;
-/// Connections in the transactions pool, unless `--transaction-connections` says otherwise.
-pub const TRANSACTION_CONNECTIONS: u32 = 24;
+/// Connections in the transactions pool, unless `--transaction-connections`
+/// says otherwise. The transactional server holds one through a learner's
+/// pause: with 24, 200 learners' ordinary orders waited up to 2.1 s for
+/// one; with 64, 0.43 s (`bench --classroom`, docs/benchmarks.md). With the
+/// 16 for statements, 80 of PostgreSQL's default 100 `max_connections`.
+pub const TRANSACTION_CONNECTIONS: u32 = 64;
 /// Transactions one lab may hold open at once on PostgreSQL; a lab's next
 /// one waits (holding no connection) until one of them ends. Six copies
 /// sent at once still race: four claim together, two right after.
