@@ -6,6 +6,7 @@
 use lab_core::OrderServer;
 use locked_server::LockedServer;
 use naive_server::NaiveServer;
+use onetrip_server::OneTripServer;
 use phased_server::PhasedServer;
 use safe_server::SafeServer;
 use transactional_server::TransactionalServer;
@@ -36,6 +37,9 @@ pub enum AfterACrash {
     /// The order stays and its unanswered claim holds the key: retries get
     /// 409 until the claim's lock runs out, then one finishes that same order.
     HoldsTheKeyThenFinishes,
+    /// There is no moment between the order and its answer (one statement
+    /// wrote both): the crash comes after, and the retry replays the order.
+    ReplaysTheOrder,
 }
 
 /// What an error of the server's own code just after the order is
@@ -50,6 +54,9 @@ pub enum AfterAnError {
     /// The failed request let its claim go: the retry takes it over at
     /// once and answers with that same order.
     FinishesThatOrder,
+    /// The order and its answer were stored together before the error:
+    /// the retry replays them.
+    ReplaysThatOrder,
 }
 
 /// A design's promises.
@@ -95,4 +102,14 @@ impl Promises for PhasedServer {
     const COPIES_AT_ONCE: CopiesAtOnce = CopiesAtOnce::OneOrderOthersRetry;
     const AFTER_A_CRASH: AfterACrash = AfterACrash::HoldsTheKeyThenFinishes;
     const AFTER_AN_ERROR: AfterAnError = AfterAnError::FinishesThatOrder;
+}
+
+/// A racing copy's statement waits for the first one's to commit (on
+/// SQLite, for the one writer), finds the key taken and replays the answer;
+/// and since one statement writes the order and the answer, a failure can
+/// only come before both or after both.
+impl Promises for OneTripServer {
+    const COPIES_AT_ONCE: CopiesAtOnce = CopiesAtOnce::OneOrderOthersWait;
+    const AFTER_A_CRASH: AfterACrash = AfterACrash::ReplaysTheOrder;
+    const AFTER_AN_ERROR: AfterAnError = AfterAnError::ReplaysThatOrder;
 }

@@ -40,6 +40,7 @@ macro_rules! on_every_design_and_backend {
             use $crate::Backend;
             use locked_server::LockedServer;
             use naive_server::NaiveServer;
+            use onetrip_server::OneTripServer;
             use phased_server::PhasedServer;
             use safe_server::SafeServer;
             use transactional_server::TransactionalServer;
@@ -64,18 +65,23 @@ macro_rules! on_every_design_and_backend {
             async fn phased_on_sqlite() { super::$name::<PhasedServer>(Backend::Sqlite).await }
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn phased_on_postgres() { super::$name::<PhasedServer>(Backend::Postgres).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn onetrip_on_sqlite() { super::$name::<OneTripServer>(Backend::Sqlite).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn onetrip_on_postgres() { super::$name::<OneTripServer>(Backend::Postgres).await }
         }
     )+};
 }
 
-/// Like [`on_every_design_and_backend!`], for the two designs that guard
-/// the key with a constraint: `safe_on_sqlite`, `safe_on_postgres`,
-/// `transactional_on_sqlite`, `transactional_on_postgres`.
+/// Like [`on_every_design_and_backend!`], for the designs that guard the
+/// key with a constraint alone (no recovery points): `safe_on_sqlite`,
+/// `safe_on_postgres`, `transactional_on_…`, `onetrip_on_…`.
 #[macro_export]
-macro_rules! on_both_safe_designs_and_backends {
+macro_rules! on_every_constraint_design_and_backend {
     ($($name:ident),+ $(,)?) => {$(
         mod $name {
             use $crate::Backend;
+            use onetrip_server::OneTripServer;
             use safe_server::SafeServer;
             use transactional_server::TransactionalServer;
 
@@ -87,6 +93,10 @@ macro_rules! on_both_safe_designs_and_backends {
             async fn transactional_on_sqlite() { super::$name::<TransactionalServer>(Backend::Sqlite).await }
             #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
             async fn transactional_on_postgres() { super::$name::<TransactionalServer>(Backend::Postgres).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn onetrip_on_sqlite() { super::$name::<OneTripServer>(Backend::Sqlite).await }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn onetrip_on_postgres() { super::$name::<OneTripServer>(Backend::Postgres).await }
         }
     )+};
 }

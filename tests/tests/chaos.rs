@@ -21,7 +21,7 @@ use lab_e2e::{Attempt, Backend, TestServer, new_key, spawn_server};
 use lab_wire::headers::{LAB_DELAY_MS, LAB_FAULT, LAB_LOCK_TIMEOUT_SECS};
 use tokio::sync::Semaphore;
 
-lab_e2e::on_both_safe_designs_and_backends!(
+lab_e2e::on_every_constraint_design_and_backend!(
     under_drops_crashes_delays_and_32_copies_every_key_has_one_order_and_no_answer_is_a_5xx,
 );
 

@@ -41,6 +41,10 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/api/phased/orders"),
     ("delete", "/api/phased/orders"),
     ("get", "/api/phased/steps"),
+    ("post", "/api/onetrip/orders"),
+    ("get", "/api/onetrip/orders"),
+    ("delete", "/api/onetrip/orders"),
+    ("get", "/api/onetrip/steps"),
     ("get", "/api/side-effects"),
     ("delete", "/api/side-effects"),
     ("post", "/api/runs"),
@@ -224,7 +228,7 @@ async fn schemathesis_finds_nothing(backend: Backend, seed: u64, selection: &[&s
     // The run uses the public default lab: start it empty, so that orders
     // from earlier runs do not leave only the lab's orders limit to test.
     let client = reqwest::Client::new();
-    for server in ["naive", "locked", "safe", "transactional", "phased"] {
+    for server in lab_wire::run::Design::ALL.map(|design| design.name()) {
         let cleared = client
             .delete(format!("{base}/api/{server}/orders"))
             .send()

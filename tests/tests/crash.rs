@@ -58,6 +58,19 @@ async fn after_a_crash_before_the_answer_the_retries_get_what_the_design_promise
     let retry = server.place(&key).await;
 
     let kept = match S::AFTER_A_CRASH {
+        AfterACrash::ReplaysTheOrder => {
+            assert_eq!(
+                left.len(),
+                1,
+                "the one statement stored the order before the crash"
+            );
+            assert!(
+                retry.is_replay(),
+                "and the answer with it: the retry replays it at once: {retry:?}"
+            );
+            assert_eq!(retry.order(), left[0]);
+            left[0].clone()
+        }
         AfterACrash::OrdersAgain => {
             assert_eq!(left.len(), 1, "the order was written before the crash");
             assert!(

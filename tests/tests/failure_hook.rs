@@ -68,6 +68,12 @@ async fn an_error_after_the_order_gets_the_retry_what_the_design_promises<S: Pro
             assert!(retry.is_new_order(), "{retry:?}");
             assert_eq!(orders.len(), 1);
         }
+        AfterAnError::ReplaysThatOrder => {
+            assert_eq!(left.len(), 1, "the order was written before the error");
+            assert!(retry.is_replay(), "with its answer: {retry:?}");
+            assert_eq!(retry.order(), left[0]);
+            assert_eq!(orders.len(), 1, "still one order");
+        }
         AfterAnError::FinishesThatOrder => {
             assert_eq!(left.len(), 1, "the order was written before the error");
             assert!(

@@ -1,5 +1,5 @@
-//! A property of every safe design (the article's safe server and the
-//! transactional one): whatever mix of concurrent requests, delays, dropped
+//! A property of every safe design (the article's safe server, the
+//! transactional one and the one-trip one): whatever mix of concurrent requests, delays, dropped
 //! answers and crashes hits it, it never stores more than one order per
 //! key — and once a retry succeeds, exactly the one it was told about. The
 //! naive server is run through the same property to show that it fails it.
@@ -21,6 +21,7 @@ use lab_e2e::{Attempt, Backend, TestServer, spawn_server};
 use lab_wire::headers::{LAB_DELAY_MS, LAB_FAULT, LAB_LOCK_TIMEOUT_SECS};
 use lab_wire::{Step, StepKind};
 use naive_server::NaiveServer;
+use onetrip_server::OneTripServer;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use safe_server::SafeServer;
@@ -173,6 +174,20 @@ proptest! {
         plans in scenarios()
     ) {
         holds_for::<SafeServer>(Backend::Postgres, plans)?;
+    }
+
+    #[test]
+    fn any_mix_of_concurrency_drops_and_crashes_leaves_one_order_per_key_on_onetrip_sqlite(
+        plans in scenarios()
+    ) {
+        holds_for::<OneTripServer>(Backend::Sqlite, plans)?;
+    }
+
+    #[test]
+    fn any_mix_of_concurrency_drops_and_crashes_leaves_one_order_per_key_on_onetrip_postgres(
+        plans in scenarios()
+    ) {
+        holds_for::<OneTripServer>(Backend::Postgres, plans)?;
     }
 }
 

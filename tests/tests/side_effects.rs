@@ -19,6 +19,7 @@ on_both_backends!(
     a_crash_after_the_charge_on_the_safe_server_is_recovered_without_a_second_charge,
     without_side_effects_nothing_is_charged_or_emailed,
     one_labs_charges_are_not_another_labs,
+    the_one_trip_server_refuses_side_effects_with_a_400_and_does_nothing,
 );
 
 async fn a_crash_after_the_charge_inside_the_transaction_leaves_one_order_two_charges_two_emails(
@@ -147,12 +148,36 @@ async fn a_crash_after_the_charge_on_the_safe_server_is_recovered_without_a_seco
 
 async fn without_side_effects_nothing_is_charged_or_emailed(backend: Backend) {
     let shop = Shop::open(backend).await;
-    for design in ["naive", "locked", "safe", "transactional", "phased"] {
+    for design in [
+        "naive",
+        "locked",
+        "safe",
+        "transactional",
+        "phased",
+        "onetrip",
+    ] {
         let placed = shop.design(design).place(&new_key()).await;
         assert!(placed.is_new_order(), "{design}: {placed:?}");
         let effects = shop.side_effects(design).await;
         assert_eq!((effects.charges, effects.emails), (0, 0), "{design}");
     }
+}
+
+/// A charge cannot be part of a database statement: the one-trip server
+/// says so instead of pretending, and neither orders nor charges.
+async fn the_one_trip_server_refuses_side_effects_with_a_400_and_does_nothing(backend: Backend) {
+    let shop = Shop::open(backend).await;
+    let key = new_key();
+    let refused = shop.buy("onetrip", &key, None).await;
+    let (status, body) = refused.problem();
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["type"], "/problems/no-calls-outside", "{body}");
+    assert_eq!(shop.orders_for("onetrip", &key).await, 0);
+    let effects = shop.side_effects("onetrip").await;
+    assert_eq!((effects.charges, effects.emails), (0, 0));
+    // The key was not used up: the same purchase without side effects orders.
+    let placed = shop.design("onetrip").place(&key).await;
+    assert!(placed.is_new_order(), "{placed:?}");
 }
 
 async fn one_labs_charges_are_not_another_labs(backend: Backend) {

@@ -25,6 +25,7 @@ impl DesignText for Design {
             Self::Safe => td_string!(locale, design.safe),
             Self::Transactional => td_string!(locale, design.transactional),
             Self::Phased => td_string!(locale, design.phased),
+            Self::OneTrip => td_string!(locale, design.onetrip),
         }
         .into()
     }
@@ -36,6 +37,7 @@ impl DesignText for Design {
             Self::Safe => td_string!(locale, design.safe_choice),
             Self::Transactional => td_string!(locale, design.transactional_choice),
             Self::Phased => td_string!(locale, design.phased_choice),
+            Self::OneTrip => td_string!(locale, design.onetrip_choice),
         }
         .into()
     }
@@ -47,6 +49,7 @@ impl DesignText for Design {
             Self::Safe => td_string!(locale, design.safe_how),
             Self::Transactional => td_string!(locale, design.transactional_how),
             Self::Phased => td_string!(locale, design.phased_how),
+            Self::OneTrip => td_string!(locale, design.onetrip_how),
         }
         .into()
     }

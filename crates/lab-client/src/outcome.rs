@@ -65,6 +65,7 @@ pub fn problem_text(problem: &str, locale: Locale) -> String {
         "lab-requests-limit" | "lab-delay-limit" => td_string!(locale, problem.lab_busy),
         "request-timed-out" | "server-busy" => td_string!(locale, problem.timed_out),
         "lab-orders-limit" => td_string!(locale, problem.lab_full),
+        "no-calls-outside" => td_string!(locale, problem.no_calls_outside),
         "lab-secret-required"
         | "lab-secret-mismatch"
         | "teacher-reads-only"

@@ -56,7 +56,7 @@ pub fn orders_at(orders: &[Order], steps: &[Step], origin_us: i64, ms: f64) -> V
         .filter(|step| {
             matches!(
                 step.kind,
-                StepKind::OrderInserted | StepKind::OrderRecovered
+                StepKind::OrderInserted | StepKind::OrderRecovered | StepKind::ClaimedAndOrdered
             )
         })
         .map(|step| (step.key.as_str(), step.at_us, false))

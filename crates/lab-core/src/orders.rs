@@ -86,6 +86,12 @@ fn inserted_or_full(inserted: u64, limit: u32, order: Order) -> Result<Order, La
     Ok(order)
 }
 
+/// A new order for `key`, not yet stored: for a server that writes it
+/// with SQL of its own (the one-trip server's single statement).
+pub fn unsaved_order(key: &IdempotencyKey, new: &NewOrder) -> Order {
+    new_order(key.as_str(), new)
+}
+
 /// A new order for `key` (`""` for a request without one), not yet stored.
 fn new_order(key: &str, new: &NewOrder) -> Order {
     Order {

@@ -3,6 +3,7 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use lab_platform::LabError;
 use lab_wire::Order;
 use lab_wire::headers::IDEMPOTENT_REPLAYED;
 
@@ -32,6 +33,17 @@ impl StoredResponse {
     /// The same response again, marked `Idempotent-Replayed: true`.
     pub fn replay(self) -> Response {
         self.into_response_with(true)
+    }
+
+    /// The same response again for a request with `fingerprint`, if it is
+    /// the request that first used the key (`claimed_by`). A key names one
+    /// request: replaying its answer to a different one would tell that
+    /// client its different order went through, so it is refused instead.
+    pub fn replay_to(self, claimed_by: &str, fingerprint: &str) -> Result<Response, LabError> {
+        if claimed_by != fingerprint {
+            return Err(LabError::KeyReused);
+        }
+        Ok(self.replay())
     }
 
     fn into_response_with(self, replayed: bool) -> Response {

@@ -104,6 +104,11 @@ pub enum LabError {
         "this server runs alone, without the lab's payment provider and mail sink: Lab-Side-Effects needs the whole lab (cargo xtask run)"
     )]
     SideEffectsUnavailable,
+    /// Side effects asked of the one-trip server: a call outside is not in its statement.
+    #[error(
+        "the {0} server writes the claim, the order and the answer in one statement and makes no call outside it: send Lab-Side-Effects to another design (the phased server charges and e-mails safely)"
+    )]
+    NoCallsOutside(&'static str),
     /// A call to the provider or the mail sink without the shops' API key.
     #[error(
         "the payment provider and the mail sink serve the lab's shops only: send their API key (Authorization: Bearer sk_lab_…)"
@@ -227,6 +232,7 @@ impl LabError {
             | Self::InvalidFencing(_)
             | Self::FaultNeedsSideEffects(_)
             | Self::SideEffectsUnavailable
+            | Self::NoCallsOutside(_)
             | Self::UnreadableBody(_)
             | Self::MalformedJson(_) => StatusCode::BAD_REQUEST,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -303,6 +309,10 @@ impl LabError {
             Self::SideEffectsUnavailable => (
                 "side-effects-unavailable",
                 "No payment provider or mail sink here",
+            ),
+            Self::NoCallsOutside(_) => (
+                "no-calls-outside",
+                "This design makes no calls outside its statement",
             ),
             Self::OutsideKeyWrong => ("outside-key-wrong", "Not the shops' API key"),
             Self::ProviderFailed(_) => (

@@ -35,16 +35,20 @@ pub enum Design {
     /// before the next call outside, a derived key for the provider, and
     /// the e-mail in an outbox.
     Phased,
+    /// One trip: claim, order and answer written by one statement (on
+    /// SQLite, one transaction); a duplicate reads the answer afterwards.
+    OneTrip,
 }
 
 impl Design {
     /// Every design, in the order a learner meets them.
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::Naive,
         Self::Locked,
         Self::Safe,
         Self::Transactional,
         Self::Phased,
+        Self::OneTrip,
     ];
 
     /// The server's name in URLs and in the combined step stream: `naive`, `safe`, `transactional`.
@@ -55,6 +59,7 @@ impl Design {
             Self::Safe => "safe",
             Self::Transactional => "transactional",
             Self::Phased => "phased",
+            Self::OneTrip => "onetrip",
         }
     }
 

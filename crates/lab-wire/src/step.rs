@@ -90,6 +90,9 @@ pub enum StepKind {
     ClaimTakenOver,
     /// An order was inserted.
     OrderInserted,
+    /// The key was claimed, the order inserted and the answer saved by one
+    /// statement (on SQLite, one transaction): all three, or none.
+    ClaimedAndOrdered,
     /// Recovery found the order that the claim's crashed request had written.
     OrderRecovered,
     /// The payment provider charged the card (or, for a key it had
@@ -162,6 +165,7 @@ impl TryFrom<FlatStepKind> for StepKind {
             "key-conflict" => Self::KeyConflict,
             "claim-taken-over" => Self::ClaimTakenOver,
             "order-inserted" => Self::OrderInserted,
+            "claimed-and-ordered" => Self::ClaimedAndOrdered,
             "order-recovered" => Self::OrderRecovered,
             "card-charged" => Self::CardCharged {
                 replayed: flat.replayed.ok_or_else(|| missing("replayed"))?,
@@ -231,6 +235,7 @@ mod tests {
             KeyConflict,
             ClaimTakenOver,
             OrderInserted,
+            ClaimedAndOrdered,
             OrderRecovered,
             CardCharged { replayed: true },
             ChargeFailed,
@@ -258,6 +263,7 @@ mod tests {
                 | KeyConflict
                 | ClaimTakenOver
                 | OrderInserted
+                | ClaimedAndOrdered
                 | OrderRecovered
                 | CardCharged { .. }
                 | ChargeFailed

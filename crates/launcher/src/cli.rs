@@ -9,8 +9,9 @@ use clap::{Args, Parser, Subcommand};
 use crate::bench_command::{BENCH_AFTER_HELP, BenchArgs, bench};
 use crate::{Application, Settings};
 
-/// Idempotency Lab: five order servers side by side — naive, naive + lock
-/// (locked), safe, transactional and atomic phases (phased) — a page that
+/// Idempotency Lab: six order servers side by side — naive, naive + lock
+/// (locked), safe, transactional, atomic phases (phased) and one trip
+/// (onetrip) — a page that
 /// sends two of them the same retried, dropped, crashed and concurrent
 /// requests, and tools to check any API against the same failures.
 #[derive(Parser)]
@@ -25,7 +26,7 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the lab: the five servers (naive, locked, safe, transactional, phased) and the page (what happens with no command)
+    /// Run the lab: the six servers (naive, locked, safe, transactional, phased, onetrip) and the page (what happens with no command)
     Serve(Settings),
     /// Try the failure scenarios against any POST endpoint that takes an Idempotency-Key
     #[command(after_help = PROBE_AFTER_HELP)]

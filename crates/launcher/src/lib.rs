@@ -1,5 +1,5 @@
 //! The launcher: one address serving each order server under `/api/NAME`
-//! (naive, locked, safe, transactional, phased), all their steps at
+//! (naive, locked, safe, transactional, phased, onetrip), all their steps at
 //! `/api/steps`, what they did at the payment provider and the mail sink
 //! (`/api/side-effects`; the provider and the sink themselves listen on a
 //! port of their own on 127.0.0.1, for the servers only), the
@@ -34,6 +34,7 @@ use lab_platform::start::{bind, shutdown_signal};
 use lab_platform::{Db, LabError};
 use locked_server::LockedServer;
 use naive_server::NaiveServer;
+use onetrip_server::OneTripServer;
 use outside::{OutsideServices, SideEffectsApi};
 use phased_server::PhasedServer;
 use replicas::design_routes;
@@ -71,10 +72,10 @@ pub struct Settings {
     pub ui_dir: PathBuf,
 }
 
-/// The five servers and the page, over one storage (`replicas`: one
+/// The six servers and the page, over one storage (`replicas`: one
 /// connection to it per server process of each design; see
 /// [`replicas`]), charging and e-mailing through `services`; `/api/steps`
-/// streams the steps of all five at once.
+/// streams the steps of all six at once.
 /// Each lab's limits hold over the servers together, and `teacher`'s token
 /// reads every lab on each.
 pub fn app(
@@ -96,12 +97,15 @@ pub fn app(
     let (transactional, transactional_steps) =
         design_routes::<TransactionalServer>(replicas, &room, &teacher, outside);
     let (phased, phased_steps) = design_routes::<PhasedServer>(replicas, &room, &teacher, outside);
+    let (onetrip, onetrip_steps) =
+        design_routes::<OneTripServer>(replicas, &room, &teacher, outside);
     let hubs = vec![
         (NaiveServer::NAME, naive_steps),
         (LockedServer::NAME, locked_steps),
         (SafeServer::NAME, safe_steps),
         (TransactionalServer::NAME, transactional_steps),
         (PhasedServer::NAME, phased_steps),
+        (OneTripServer::NAME, onetrip_steps),
     ];
     let api = Router::new()
         .nest_service("/naive", naive)
@@ -109,6 +113,7 @@ pub fn app(
         .nest_service("/safe", safe)
         .nest_service("/transactional", transactional)
         .nest_service("/phased", phased)
+        .nest_service("/onetrip", onetrip)
         .merge(services.lab_routes(
             teacher.clone(),
             &SERVERS,
@@ -135,6 +140,7 @@ pub fn app(
         SafeServer::NAME,
         TransactionalServer::NAME,
         PhasedServer::NAME,
+        OneTripServer::NAME,
     ])
     .nest("/api", WorkshopApi::openapi())
     .nest("/api", SideEffectsApi::openapi());
@@ -164,16 +170,17 @@ pub struct LabApp {
 }
 
 /// Every design, by name, in the order a learner meets them.
-const SERVERS: [&str; 5] = [
+const SERVERS: [&str; 6] = [
     NaiveServer::NAME,
     LockedServer::NAME,
     SafeServer::NAME,
     TransactionalServer::NAME,
     PhasedServer::NAME,
+    OneTripServer::NAME,
 ];
 
 /// Every design with what it does in a few words, for the start-up message.
-pub const DESIGNS: [(&str, &str); 5] = [
+pub const DESIGNS: [(&str, &str); 6] = [
     (NaiveServer::NAME, "look the key up, then create the order"),
     (
         LockedServer::NAME,
@@ -190,6 +197,10 @@ pub const DESIGNS: [(&str, &str); 5] = [
     (
         PhasedServer::NAME,
         "atomic phases with recovery points and an outbox",
+    ),
+    (
+        OneTripServer::NAME,
+        "claim, order and answer in one statement: one round trip",
     ),
 ];
 
@@ -254,6 +265,7 @@ impl Application {
         SafeServer::migrate(&db).await?;
         TransactionalServer::migrate(&db).await?;
         PhasedServer::migrate(&db).await?;
+        OneTripServer::migrate(&db).await?;
         workshop::migrate(&db).await?;
         if !settings.ui_dir.join("index.html").is_file() {
             tracing::warn!(
@@ -298,6 +310,7 @@ impl Application {
                 SafeServer::STORAGE,
                 TransactionalServer::STORAGE,
                 PhasedServer::STORAGE,
+                OneTripServer::STORAGE,
             ]),
         );
         // Charges and e-mails matter for the run that made them; a day is plenty.

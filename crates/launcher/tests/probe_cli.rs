@@ -4,6 +4,7 @@ use std::process::Output;
 
 use lab_e2e::{Backend, spawn_server};
 use naive_server::NaiveServer;
+use onetrip_server::OneTripServer;
 use probe::{Level, Report, Verdict};
 use safe_server::SafeServer;
 use transactional_server::TransactionalServer;
@@ -229,6 +230,16 @@ async fn every_scenario_passes_against_the_transactional_server_on_sqlite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_scenario_passes_against_the_transactional_server_on_postgres() {
     every_check_passes_against::<TransactionalServer>(Backend::Postgres).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_scenario_passes_against_the_one_trip_server_on_sqlite() {
+    every_check_passes_against::<OneTripServer>(Backend::Sqlite).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_scenario_passes_against_the_one_trip_server_on_postgres() {
+    every_check_passes_against::<OneTripServer>(Backend::Postgres).await;
 }
 
 /// Without any delay header, copies whose last bytes arrive together

@@ -30,7 +30,7 @@ impl OrderServer for TransactionalServer {
         let found = store::find_answer(&db, lab, key).await?;
         steps.record_lookup(found.is_some());
         if let Some((claimed_by, stored)) = found {
-            return replay_if_same_request(stored, &claimed_by, &fingerprint);
+            return stored.replay_to(&claimed_by, &fingerprint);
         }
 
         // Where the slow part runs is a choice about locks. On PostgreSQL a
@@ -126,24 +126,10 @@ async fn answer_duplicate(
     fingerprint: &str,
 ) -> Result<Response, LabError> {
     match store::find_answer(db, lab, key).await? {
-        Some((claimed_by, stored)) => replay_if_same_request(stored, &claimed_by, fingerprint),
+        Some((claimed_by, stored)) => stored.replay_to(&claimed_by, fingerprint),
         // Only a committed claim refuses ours, and a committed claim has its
         // answer; should it have expired or been reset in between, the
         // client may simply retry.
         None => Err(LabError::KeyInFlight),
     }
-}
-
-/// The saved answer, unless the key was first used for a different request.
-fn replay_if_same_request(
-    stored: StoredResponse,
-    claimed_by: &str,
-    fingerprint: &str,
-) -> Result<Response, LabError> {
-    // A key names one request: replaying its answer to a different request
-    // would tell the client that its different order went through.
-    if claimed_by != fingerprint {
-        return Err(LabError::KeyReused);
-    }
-    Ok(stored.replay())
 }

@@ -50,6 +50,7 @@ fn one_of_each() -> Vec<LabError> {
         LabError::InvalidFencing(String::new()),
         LabError::FaultNeedsSideEffects("provider-timeout"),
         LabError::SideEffectsUnavailable,
+        LabError::NoCallsOutside("onetrip"),
         LabError::OutsideKeyWrong,
         LabError::ProviderFailed(String::new()),
         LabError::MailFailed(String::new()),
@@ -106,6 +107,7 @@ fn kinds_are_all_listed(error: &LabError) {
         | LabError::InvalidFencing(_)
         | LabError::FaultNeedsSideEffects(_)
         | LabError::SideEffectsUnavailable
+        | LabError::NoCallsOutside(_)
         | LabError::OutsideKeyWrong
         | LabError::ProviderFailed(_)
         | LabError::MailFailed(_)
