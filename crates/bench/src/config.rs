@@ -48,17 +48,25 @@ pub enum Target {
     /// in one transaction, no HTTP (the raw row of `docs/benchmarks.md`).
     #[serde(rename = "transactional-sql")]
     TransactionalSql,
+    /// The one-trip server over HTTP.
+    #[serde(rename = "onetrip")]
+    OneTrip,
+    /// The one-trip flow called directly: its one statement, no HTTP.
+    #[serde(rename = "onetrip-sql")]
+    OneTripSql,
 }
 
 impl Target {
     /// Every target, in report order.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 8] = [
         Self::Naive,
         Self::Safe,
         Self::Transactional,
+        Self::OneTrip,
         Self::NaiveSql,
         Self::SafeSql,
         Self::TransactionalSql,
+        Self::OneTripSql,
     ];
 
     /// The name used in tables and files.
@@ -70,6 +78,8 @@ impl Target {
             Self::SafeSql => "safe-sql",
             Self::Transactional => "transactional",
             Self::TransactionalSql => "transactional-sql",
+            Self::OneTrip => "onetrip",
+            Self::OneTripSql => "onetrip-sql",
         }
     }
 
@@ -79,6 +89,7 @@ impl Target {
             Self::Naive | Self::NaiveSql => Server::Naive,
             Self::Safe | Self::SafeSql => Server::Safe,
             Self::Transactional | Self::TransactionalSql => Server::Transactional,
+            Self::OneTrip | Self::OneTripSql => Server::OneTrip,
         }
     }
 
@@ -86,7 +97,7 @@ impl Target {
     pub fn is_direct(self) -> bool {
         matches!(
             self,
-            Self::NaiveSql | Self::SafeSql | Self::TransactionalSql
+            Self::NaiveSql | Self::SafeSql | Self::TransactionalSql | Self::OneTripSql
         )
     }
 }
@@ -100,6 +111,8 @@ pub enum Server {
     Safe,
     /// Claim, act, answer: one transaction.
     Transactional,
+    /// Claim, act, answer: one statement.
+    OneTrip,
 }
 
 /// The traffic.

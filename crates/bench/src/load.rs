@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use lab_core::{Db, DemoControls, LabError, OrderRequest, OrderServer, Shop};
 use lab_wire::{IdempotencyKey, LabId, LabSecret, NewOrder};
 use naive_server::NaiveServer;
+use onetrip_server::OneTripServer;
 use safe_server::SafeServer;
 use tokio::task::JoinHandle;
 use transactional_server::TransactionalServer;
@@ -49,7 +50,7 @@ pub(crate) fn remove_sqlite_file(file: &std::path::Path) {
     }
 }
 
-/// The three servers, running over one storage.
+/// The four servers, running over one storage.
 pub struct Bench {
     storage: &'static str,
     db: Db,
@@ -57,6 +58,7 @@ pub struct Bench {
     naive_url: String,
     safe_url: String,
     transactional_url: String,
+    onetrip_url: String,
     servers: Vec<JoinHandle<()>>,
     sqlite_file: Option<PathBuf>,
     /// Where the load is generated: a runtime of its own, so that its
@@ -81,7 +83,8 @@ impl Bench {
         let prepare = async {
             NaiveServer::migrate(&db).await?;
             SafeServer::migrate(&db).await?;
-            TransactionalServer::migrate(&db).await
+            TransactionalServer::migrate(&db).await?;
+            OneTripServer::migrate(&db).await
         };
         prepare.await.map_err(|source| BenchError::Storage {
             storage: name,
@@ -90,6 +93,7 @@ impl Bench {
         let (naive_url, naive) = spawn::<NaiveServer>(&db).await?;
         let (safe_url, safe) = spawn::<SafeServer>(&db).await?;
         let (transactional_url, transactional) = spawn::<TransactionalServer>(&db).await?;
+        let (onetrip_url, onetrip) = spawn::<OneTripServer>(&db).await?;
         let http = reqwest::Client::builder()
             .timeout(REQUEST_TIMEOUT)
             .pool_max_idle_per_host(64)
@@ -102,7 +106,8 @@ impl Bench {
             naive_url,
             safe_url,
             transactional_url,
-            servers: vec![naive, safe, transactional],
+            onetrip_url,
+            servers: vec![naive, safe, transactional, onetrip],
             sqlite_file,
             client: ClientRuntime::start().map_err(|error| BenchError::Serve(error.to_string()))?,
         })
@@ -248,6 +253,7 @@ impl Bench {
             Server::Naive => self.naive_url.clone(),
             Server::Safe => self.safe_url.clone(),
             Server::Transactional => self.transactional_url.clone(),
+            Server::OneTrip => self.onetrip_url.clone(),
         }
     }
 
@@ -261,6 +267,7 @@ impl Bench {
             Server::Naive => &NaiveServer::STORAGE.order_tables,
             Server::Safe => &SafeServer::STORAGE.order_tables,
             Server::Transactional => &TransactionalServer::STORAGE.order_tables,
+            Server::OneTrip => &OneTripServer::STORAGE.order_tables,
         };
         let orders = tables
             .list_orders(&self.db, lab)
@@ -306,6 +313,7 @@ impl Sender {
             Server::Naive => NaiveServer::place_order(request, shop).await,
             Server::Safe => SafeServer::place_order(request, shop).await,
             Server::Transactional => TransactionalServer::place_order(request, shop).await,
+            Server::OneTrip => OneTripServer::place_order(request, shop).await,
         })
     }
 

@@ -15,6 +15,10 @@ use sqlx::sqlite::{
 use crate::LabError;
 use crate::limits::{LabPermit, PerLab};
 
+mod both_backends;
+mod statements;
+pub use statements::Statements;
+
 /// How an `INSERT` into a column the database keeps UNIQUE ended: the row
 /// went in, or the database refused it because another request's row holds
 /// that value already. This refusal, not an `if` in a handler, is what lets
@@ -80,12 +84,14 @@ pub enum Db {
     Postgres(Postgres),
 }
 
-/// The connections to a PostgreSQL server: one pool for statements, one for
+/// The connections to a PostgreSQL server: some for statements, one pool for
 /// transactions, shared fairly between labs.
 #[derive(Debug, Clone)]
 pub struct Postgres {
-    /// Statements on their own, and the short transactions of the shared
-    /// code: each holds its connection for a few milliseconds.
+    /// Statements on their own (each holds its connection for a few
+    /// milliseconds), and the short transactions of the shared code.
+    pub statements: Statements,
+    /// Migrations, and those short transactions ([`Statements::begin`]).
     pub pool: PgPool,
     /// The transactional server's transactions, which may hold their
     /// connection for a learner's whole `Lab-Delay-Ms` (the pause runs inside
@@ -110,8 +116,14 @@ fn transactions_pool(pool: &PgPool, connections: u32) -> PgPool {
         .connect_lazy_with(pool.connect_options().as_ref().clone())
 }
 
-/// Connections in the statements pool.
+/// Connections for statements and the shared code's short transactions,
+/// [`SHORT_TRANSACTION_CONNECTIONS`] of them for those (see [`Postgres::pool`]).
 pub const STATEMENT_CONNECTIONS: u32 = 16;
+/// Of [`STATEMENT_CONNECTIONS`], those for the shared code's short
+/// transactions: with one, 200 learners saving their runs at once waited
+/// up to 1.2 s for it (`bench --classroom`); with four, 0.26 s at most
+/// (docs/benchmarks.md).
+pub const SHORT_TRANSACTION_CONNECTIONS: u32 = 4;
 /// Connections in the transactions pool, unless `--transaction-connections`
 /// says otherwise. The transactional server holds one through a learner's
 /// pause: with 24, 200 learners' ordinary orders waited up to 2.1 s for
@@ -126,34 +138,6 @@ pub const TRANSACTIONS_PER_LAB: u32 = 4;
 /// otherwise: a lesson places dozens, a curious learner's loop thousands.
 pub const DEFAULT_ORDERS_PER_LAB: u32 = 1000;
 
-/// Runs the same expression against whichever pool `db` holds, for
-/// statements that write (on SQLite: the writer connection).
-///
-/// The SQL in the servers' store modules is written once with `$1`-style
-/// placeholders, which both SQLite and PostgreSQL understand; this macro
-/// expands the code once per backend so each gets its own typed query.
-#[macro_export]
-macro_rules! with_pool {
-    ($db:expr, |$pool:ident| $body:expr) => {
-        match $db {
-            $crate::Db::Sqlite { writer: $pool, .. } => $body,
-            $crate::Db::Postgres($crate::db::Postgres { pool: $pool, .. }) => $body,
-        }
-    };
-}
-
-/// Like [`with_pool!`], for statements that only read (on SQLite: the
-/// read-only connections).
-#[macro_export]
-macro_rules! with_reader {
-    ($db:expr, |$pool:ident| $body:expr) => {
-        match $db {
-            $crate::Db::Sqlite { readers: $pool, .. } => $body,
-            $crate::Db::Postgres($crate::db::Postgres { pool: $pool, .. }) => $body,
-        }
-    };
-}
-
 /// An open transaction on whichever database a [`Db`] holds (on SQLite, on
 /// its one writer connection). Dropped without [`DbTx::commit`], it rolls back.
 #[derive(Debug)]
@@ -162,24 +146,6 @@ pub enum DbTx {
     Sqlite(sqlx::Transaction<'static, sqlx::Sqlite>),
     /// A transaction on a PostgreSQL connection, and the lab's share it holds.
     Postgres(sqlx::Transaction<'static, sqlx::Postgres>, LabPermit),
-}
-
-/// Runs the same expression against the connection of whichever
-/// transaction `tx` (a `&mut DbTx`) holds; see [`with_pool!`].
-#[macro_export]
-macro_rules! with_tx {
-    ($tx:expr, |$conn:ident| $body:expr) => {
-        match $tx {
-            $crate::db::DbTx::Sqlite(tx) => {
-                let $conn = &mut **tx;
-                $body
-            }
-            $crate::db::DbTx::Postgres(tx, _) => {
-                let $conn = &mut **tx;
-                $body
-            }
-        }
-    };
 }
 
 impl DbTx {
@@ -262,14 +228,20 @@ impl Db {
             // round trips of every statement. A connection that broke is
             // dropped when its query fails; that request answers 500 once.
             let pool = PgPoolOptions::new()
-                .max_connections(STATEMENT_CONNECTIONS)
+                .max_connections(SHORT_TRANSACTION_CONNECTIONS)
                 .acquire_timeout(Duration::from_secs(10))
                 .test_before_acquire(false)
                 .connect(url)
                 .await
                 .map_err(connect_error)?;
             let transactions = transactions_pool(&pool, TRANSACTION_CONNECTIONS);
+            let statements = Statements::new(
+                pool.clone(),
+                STATEMENT_CONNECTIONS - SHORT_TRANSACTION_CONNECTIONS,
+                Duration::from_secs(10),
+            );
             return Ok(Self::Postgres(Postgres {
+                statements,
                 pool,
                 transactions,
                 per_lab: PerLab::new(TRANSACTIONS_PER_LAB),
@@ -355,6 +327,7 @@ impl Db {
             }
             Self::Postgres(postgres) => {
                 postgres.transactions.close().await;
+                postgres.statements.close().await;
                 postgres.pool.close().await;
             }
         }

@@ -7,10 +7,10 @@ use clap::Args;
 
 pub(crate) const BENCH_AFTER_HELP: &str = "\
 Each cell sends its requests from N workers at once ('in flight') to one
-target: the naive, safe or transactional server over HTTP, or the same flow
-called directly (naive-sql, safe-sql, transactional-sql: the same SQL
-statements, no HTTP; transactional-sql is the safe flow's statements in one
-transaction, the raw rate of a one-commit design). Two workloads: unique
+target: the naive, safe, transactional or one-trip server over HTTP, or the
+same flow called directly (naive-sql, safe-sql, transactional-sql,
+onetrip-sql: the same SQL statements, no HTTP; onetrip-sql is claim, order
+and answer in one statement, the raw rate of the production recipe). Two workloads: unique
 keys (the cost of the check on every request) and duplicate-heavy (each key
 sent --copies times at once). After each cell the orders are counted, so
 double charges show up next to the speed. Everything runs in this one process

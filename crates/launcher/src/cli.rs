@@ -31,7 +31,7 @@ enum Command {
     /// Try the failure scenarios against any POST endpoint that takes an Idempotency-Key
     #[command(after_help = PROBE_AFTER_HELP)]
     Probe(Box<ProbeArgs>),
-    /// Measure the naive, safe and transactional servers under load on SQLite and PostgreSQL, next to a no-HTTP baseline
+    /// Measure the naive, safe, transactional and one-trip servers under load on SQLite and PostgreSQL, next to a no-HTTP baseline
     #[command(after_help = BENCH_AFTER_HELP)]
     Bench(BenchArgs),
 }

@@ -54,8 +54,8 @@ fn a_quick_bench_counts_orders_and_shows_naive_duplicates_on_both_storages() {
     let all = report["results"].as_array().unwrap();
     assert_eq!(
         all.len(),
-        2 * 2 * 2 * 6,
-        "2 storages × 2 workloads × 2 levels × 6 targets"
+        2 * 2 * 2 * 8,
+        "2 storages × 2 workloads × 2 levels × 8 targets"
     );
     assert_eq!(
         std::fs::read_to_string(&csv_file).unwrap().lines().count(),
@@ -86,6 +86,7 @@ fn a_quick_bench_counts_orders_and_shows_naive_duplicates_on_both_storages() {
     let safe_designs = [
         cells(&report, "dup×4", "safe"),
         cells(&report, "dup×4", "transactional"),
+        cells(&report, "dup×4", "onetrip"),
     ];
     for cell in safe_designs.concat() {
         assert_eq!(
@@ -190,8 +191,8 @@ async fn a_peer_is_measured_in_the_same_rounds_and_one_that_does_not_answer_coun
     let all = report["results"].as_array().unwrap();
     assert_eq!(
         all.len(),
-        2 * 2 * (6 + 2),
-        "2 workloads × 2 levels × (6 targets + 2 peers)"
+        2 * 2 * (8 + 2),
+        "2 workloads × 2 levels × (8 targets + 2 peers)"
     );
 
     let peer_cells =

@@ -103,7 +103,7 @@ pub async fn write_all(
                 .bind(order.id)
                 .bind(&order.item)
                 .bind(order.amount_cents)
-                .fetch_one(&postgres.pool)
+                .fetch_one(&postgres.statements)
                 .await?;
             Ok(match (has_room, ordered) {
                 (false, _) => Written::LabFull,
