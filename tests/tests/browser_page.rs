@@ -257,6 +257,39 @@ async fn each_pane_shows_the_server_chosen_for_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_one_trip_pane_keeps_one_order_from_copies_sent_at_once_in_one_statement_each() {
+    within_deadline(async {
+        let (_, learner) = open_lab().await;
+        let (second, _) = learner.control("Second pane").await;
+        second
+            .select_by_value("onetrip")
+            .await
+            .expect("choose One trip");
+        learner.tick("Send concurrently").await;
+        learner.press_and_wait("Place order").await;
+
+        let text = learner.pane_text("One trip").await;
+        assert_eq!(learner.orders_stored("One trip").await, 1, "{text}");
+        assert!(
+            text.contains("in one trip to the database"),
+            "the pane says how its server works:\n{text}"
+        );
+        let rows = learner.diagram_rows("One trip").await;
+        let one_statement = rows
+            .iter()
+            .filter(|(_, step)| step.contains("one statement: key claimed, order and answer saved"))
+            .count();
+        assert_eq!(one_statement, 1, "one copy wrote it all at once: {rows:#?}");
+        assert!(
+            rows.iter()
+                .any(|(_, step)| step.contains("inserting the key failed")),
+            "the others found the key taken: {rows:#?}"
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_a_phone_the_diagram_folds_into_one_column_and_nothing_is_wider_than_the_screen() {
     within_deadline(async {
         let (_, learner) = open_lab().await;

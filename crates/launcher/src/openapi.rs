@@ -3,7 +3,9 @@
 //! of its own), the combined step stream, the workshop's and the outside
 //! services' routes.
 
+use lab_core::OrderServer;
 use lab_core::openapi::{combined_steps_paths, describe, order_server_paths};
+use onetrip_server::OneTripServer;
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::{self as oa};
 
@@ -23,6 +25,9 @@ pub fn lab_document(servers: &[&str]) -> oa::OpenApi {
                 operation.tags = Some(vec![(*name).to_owned()]);
             }
         }
+        if *name == OneTripServer::NAME {
+            only_without_side_effects(&mut server);
+        }
         document = document.nest(format!("/api/{name}"), server);
     }
     describe(
@@ -33,6 +38,29 @@ pub fn lab_document(servers: &[&str]) -> oa::OpenApi {
         ),
     );
     document
+}
+
+/// Narrows `Lab-Side-Effects` on the one-trip server's routes to `none`:
+/// its work is one statement, and it refuses `charge-and-email` (400
+/// `/problems/no-calls-outside`), so the document must not offer it.
+fn only_without_side_effects(server: &mut oa::OpenApi) {
+    for item in server.paths.paths.values_mut() {
+        for operation in operations_of(item) {
+            for parameter in operation.parameters.iter_mut().flatten() {
+                if parameter.name == "Lab-Side-Effects" {
+                    let none_only = oa::ObjectBuilder::new()
+                        .schema_type(oa::schema::Type::String)
+                        .enum_values(Some(["none"]))
+                        .build();
+                    parameter.schema = Some(none_only.into());
+                    parameter.description = Some(
+                        "Only `none` here: this server makes no call outside its one statement"
+                            .into(),
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// The operations of a path item, whatever their methods.
@@ -86,6 +114,28 @@ mod tests {
         assert_eq!(
             json["components"]["securitySchemes"]["teacher"]["scheme"],
             "bearer"
+        );
+    }
+
+    #[test]
+    fn the_one_trip_server_is_documented_without_side_effects_and_the_others_with() {
+        let json = serde_json::to_value(lab_document(&["safe", "onetrip"])).unwrap();
+        let side_effects = |server: &str| {
+            json["paths"][format!("/api/{server}/orders")]["post"]["parameters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|parameter| parameter["name"] == "Lab-Side-Effects")
+                .cloned()
+                .unwrap()
+        };
+        assert_eq!(
+            side_effects("onetrip")["schema"]["enum"],
+            serde_json::json!(["none"])
+        );
+        assert_ne!(
+            side_effects("safe")["schema"],
+            side_effects("onetrip")["schema"]
         );
     }
 }
