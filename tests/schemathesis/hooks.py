@@ -22,13 +22,23 @@ They change a request just before it is sent, in every phase:
 - The teacher's view (`/api/teacher/labs`) is asked with the test lab's
   teacher token (`LAB_TEACHER_TOKEN`), so it is tested past its 401; the
   refusals without it are tested in `workshop.rs`.
+- A schedule's routes (`/schedules/{id}…`) get the id of a real schedule,
+  opened just before with the case's own credentials and closed just
+  after, so they are tested past "no such schedule": a generated id names
+  none. A schedule `POST /schedules` opens is closed right after, so the
+  lab's two places stay free. (`Lab-Schedule` on `POST /orders` keeps its generated id, which
+  names no schedule: a copy of a real one would wait at its gates for a
+  release no fuzzer sends; `schedules.rs` steps real copies.)
 
 Invalid values are left as generated: the servers must refuse them with a
 4xx problem, and the run checks that they do.
 """
 
+import json
 import os
 import re
+import urllib.error
+import urllib.request
 import uuid
 
 import schemathesis
@@ -46,6 +56,46 @@ VALID_KEY = re.compile(r'^(?!""$)(?:[!-~]{1,255}|"[!-~]{1,255}")$')
 
 
 TEACHER_TOKEN = os.environ.get("LAB_TEACHER_TOKEN")
+BASE_URL = os.environ.get("LAB_BASE_URL", "").rstrip("/")
+SCHEDULE_ROUTE = re.compile(r"^(?P<server>/api/[a-z]+)/schedules/\{id\}")
+CREDENTIALS = ("lab-secret", "lab-id")
+# The schedule each case in flight opened, by the case's id(): closed after its call.
+OPENED = {}
+
+
+def _credentials(case):
+    return {
+        name: str(value)
+        for name, value in (case.headers or {}).items()
+        if name.lower() in CREDENTIALS
+    }
+
+
+def _schedules_url(case):
+    match = SCHEDULE_ROUTE.match(case.operation.path)
+    return f"{BASE_URL}{match['server']}/schedules" if match and BASE_URL else None
+
+
+def _open_schedule(case):
+    """A new schedule in the case's lab, or None if its credentials open none."""
+    url = _schedules_url(case)
+    if url is None:
+        return None
+    request = urllib.request.Request(url, method="POST", headers=_credentials(case))
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)["id"]
+    except (urllib.error.URLError, ValueError, KeyError, UnicodeError):
+        return None
+
+
+def _close_schedule(case, schedule):
+    url = _schedules_url(case) or f"{BASE_URL}{case.operation.path}"
+    request = urllib.request.Request(f"{url}/{schedule}", method="DELETE", headers=_credentials(case))
+    try:
+        urllib.request.urlopen(request, timeout=10).close()
+    except (urllib.error.URLError, ValueError, UnicodeError):
+        pass  # Closed by the case itself (DELETE), or its lab was never open.
 
 
 if TEACHER_TOKEN:
@@ -64,6 +114,11 @@ if TEACHER_TOKEN:
 
 @schemathesis.hook
 def before_call(ctx, case, **kwargs):
+    if case.path_parameters and "id" in case.path_parameters:
+        schedule = _open_schedule(case)
+        if schedule is not None:
+            case.path_parameters["id"] = schedule
+            OPENED[id(case)] = schedule
     headers = case.headers
     if not headers:
         return
@@ -79,3 +134,14 @@ def before_call(ctx, case, **kwargs):
         elif lowered == "idempotency-key" and VALID_KEY.match(value):
             unquoted = value[1:-1] if len(value) > 1 and value[0] == value[-1] == '"' else value
             headers[name] = (unquoted[:200] + "-" + uuid.uuid4().hex)
+
+
+@schemathesis.hook
+def after_call(ctx, case, response):
+    schedule = OPENED.pop(id(case), None)
+    if schedule is None and case.operation.path.endswith("/schedules") and response.status_code == 201:
+        # One Schemathesis opened itself: closed at once, or two of them
+        # fill the lab's places and every later case meets 429.
+        schedule = response.json()["id"]
+    if schedule is not None:
+        _close_schedule(case, schedule)

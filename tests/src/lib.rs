@@ -14,6 +14,7 @@ pub mod lab;
 pub mod learner;
 pub mod seeds;
 pub mod shop;
+pub mod stepper;
 pub mod steps;
 pub mod workshop;
 

@@ -45,6 +45,33 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/api/onetrip/orders"),
     ("delete", "/api/onetrip/orders"),
     ("get", "/api/onetrip/steps"),
+    ("post", "/api/naive/schedules"),
+    ("get", "/api/naive/schedules/{id}"),
+    ("delete", "/api/naive/schedules/{id}"),
+    ("post", "/api/naive/schedules/{id}/copies/{copy}/release"),
+    ("post", "/api/locked/schedules"),
+    ("get", "/api/locked/schedules/{id}"),
+    ("delete", "/api/locked/schedules/{id}"),
+    ("post", "/api/locked/schedules/{id}/copies/{copy}/release"),
+    ("post", "/api/safe/schedules"),
+    ("get", "/api/safe/schedules/{id}"),
+    ("delete", "/api/safe/schedules/{id}"),
+    ("post", "/api/safe/schedules/{id}/copies/{copy}/release"),
+    ("post", "/api/transactional/schedules"),
+    ("get", "/api/transactional/schedules/{id}"),
+    ("delete", "/api/transactional/schedules/{id}"),
+    (
+        "post",
+        "/api/transactional/schedules/{id}/copies/{copy}/release",
+    ),
+    ("post", "/api/phased/schedules"),
+    ("get", "/api/phased/schedules/{id}"),
+    ("delete", "/api/phased/schedules/{id}"),
+    ("post", "/api/phased/schedules/{id}/copies/{copy}/release"),
+    ("post", "/api/onetrip/schedules"),
+    ("get", "/api/onetrip/schedules/{id}"),
+    ("delete", "/api/onetrip/schedules/{id}"),
+    ("post", "/api/onetrip/schedules/{id}/copies/{copy}/release"),
     ("get", "/api/side-effects"),
     ("delete", "/api/side-effects"),
     ("post", "/api/runs"),
@@ -257,6 +284,7 @@ async fn schemathesis_finds_nothing(backend: Backend, seed: u64, selection: &[&s
         .current_dir(&hooks_dir)
         .env("SCHEMATHESIS_HOOKS", "hooks")
         .env("LAB_TEACHER_TOKEN", lab_e2e::client::TEACHER_TOKEN)
+        .env("LAB_BASE_URL", &base)
         .stdin(Stdio::null());
     // The lab serves from this process's runtime while Schemathesis runs.
     let run = tokio::task::spawn_blocking(move || command.output())

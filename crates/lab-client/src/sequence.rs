@@ -5,7 +5,7 @@
 
 use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
-use lab_wire::{KeyFound, Step, StepKind};
+use lab_wire::{Gate, KeyFound, Step, StepKind};
 
 use crate::key_label;
 use crate::sorting::sort_by_number;
@@ -122,6 +122,33 @@ pub fn describe(kind: &StepKind, locale: Locale) -> String {
             replayed: false,
         } => td_string!(locale, step.answered, status = status),
         StepKind::ResponseDropped => td_string!(locale, step.response_dropped).into(),
+        StepKind::AtGate { next } => {
+            td_string!(locale, step.at_gate, next = gate_name(*next, locale))
+        }
+    }
+}
+
+/// What a scheduled request will do once released, in words.
+pub fn gate_name(gate: Gate, locale: Locale) -> &'static str {
+    match gate {
+        Gate::LookUp => td_string!(locale, gate.look_up),
+        Gate::Claim => td_string!(locale, gate.claim),
+        Gate::TakeOver => td_string!(locale, gate.take_over),
+        Gate::ClearExpired => td_string!(locale, gate.clear_expired),
+        Gate::CheckClaim => td_string!(locale, gate.check_claim),
+        Gate::InsertOrder => td_string!(locale, gate.insert_order),
+        Gate::ClaimAndOrder => td_string!(locale, gate.claim_and_order),
+        Gate::FindOrder => td_string!(locale, gate.find_order),
+        Gate::SaveAnswer => td_string!(locale, gate.save_answer),
+        Gate::SavePhase => td_string!(locale, gate.save_phase),
+        Gate::QueueEmail => td_string!(locale, gate.queue_email),
+        Gate::ReleaseClaim => td_string!(locale, gate.release_claim),
+        Gate::Begin => td_string!(locale, gate.begin),
+        Gate::Commit => td_string!(locale, gate.commit),
+        Gate::RollBack => td_string!(locale, gate.roll_back),
+        Gate::Charge => td_string!(locale, gate.charge),
+        Gate::SendEmail => td_string!(locale, gate.send_email),
+        Gate::Answer => td_string!(locale, gate.answer),
     }
 }
 

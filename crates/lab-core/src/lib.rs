@@ -6,7 +6,8 @@
 //! [`OrderServer`] trait with running one server alone. It stands on
 //! `lab_platform` (storage, errors, access, limits, serving) and reaches
 //! the payment provider through [`Outside`], without an HTTP client of
-//! its own.
+//! its own. [`schedules`] holds a scheduled request at the gates the
+//! platform puts before each statement, one release at a time.
 //!
 //! The modules depend on each other in one direction only (`cargo xtask
 //! check-layout` checks it): faults and steps at the bottom, then storage
@@ -23,6 +24,8 @@ pub mod orders;
 pub mod outside;
 pub mod request;
 pub mod routes;
+pub mod schedule_routes;
+pub mod schedules;
 pub mod server;
 pub mod shop;
 pub mod side_effects;
@@ -50,5 +53,6 @@ pub use stored::StoredResponse;
 // design's crate reads its storage and errors from the same place as the
 // rest of its flow.
 pub use lab_platform::{
-    Db, DbTx, LabError, Migrations, UniqueInsert, migrations, with_pool, with_reader, with_tx,
+    Db, DbTx, LabError, Migrations, UniqueInsert, gates, migrations, with_pool, with_reader,
+    with_tx,
 };

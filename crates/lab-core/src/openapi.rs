@@ -17,13 +17,25 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{self as oa, RefOr, Schema};
 
 use crate::routes::{__path_delete_orders, __path_list_orders, __path_run_order_flow};
+use crate::schedule_routes::{
+    __path_close_schedule, __path_open_schedule, __path_read_schedule, __path_release_copy,
+};
 use crate::step_stream::{__path_stream_combined_steps, __path_stream_steps};
 
 /// The routes of one order server, at its root.
 #[derive(OpenApi)]
 #[openapi(
-    paths(run_order_flow, list_orders, delete_orders, stream_steps),
-    components(schemas(lab_wire::Step, lab_wire::StepsMissed))
+    paths(
+        run_order_flow,
+        list_orders,
+        delete_orders,
+        stream_steps,
+        open_schedule,
+        read_schedule,
+        release_copy,
+        close_schedule
+    ),
+    components(schemas(lab_wire::Step, lab_wire::StepsMissed, lab_wire::ScheduleView))
 )]
 struct OneServer;
 
@@ -151,16 +163,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_server_alone_documents_its_orders_its_steps_and_this_document_at_its_root() {
+    fn a_server_alone_documents_its_orders_steps_schedules_and_this_document_at_its_root() {
         let document = server_document("safe");
         assert_eq!(
             methods(&document),
             [
                 "delete /orders",
+                "delete /schedules/{id}",
                 "get /openapi.json",
                 "get /orders",
+                "get /schedules/{id}",
                 "get /steps",
                 "post /orders",
+                "post /schedules",
+                "post /schedules/{id}/copies/{copy}/release",
             ]
         );
         assert!(document.info.title.contains("safe"));

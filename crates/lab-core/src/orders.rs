@@ -4,7 +4,7 @@
 //! lab-core's store: the orders' SQL is here and in its migrations.
 
 use chrono::{DateTime, SubsecRound, Utc};
-use lab_wire::{IdempotencyKey, LabId, NewOrder, Order};
+use lab_wire::{Gate, IdempotencyKey, LabId, NewOrder, Order};
 use uuid::Uuid;
 
 use lab_platform::db::Migrations;
@@ -137,7 +137,7 @@ impl OrderTables {
     ) -> Result<Order, LabError> {
         let order = new_order(key, new);
         let limit = db.orders_per_lab();
-        let inserted = with_pool!(db, |pool| {
+        let inserted = with_pool!(db, Gate::InsertOrder, |pool| {
             bind_order!(sqlx::query(INSERT_ORDER), self.server, order, lab)
                 .bind(i64::from(limit))
                 .execute(pool)
@@ -157,7 +157,7 @@ impl OrderTables {
         new: &NewOrder,
     ) -> Result<Order, LabError> {
         let order = new_order(key.as_str(), new);
-        let inserted = with_tx!(tx, |conn| {
+        let inserted = with_tx!(tx, Gate::InsertOrder, |conn| {
             bind_order!(sqlx::query(INSERT_ORDER), self.server, order, lab)
                 .bind(i64::from(limit))
                 .execute(conn)
@@ -188,7 +188,7 @@ impl OrderTables {
         key: &IdempotencyKey,
         since: DateTime<Utc>,
     ) -> sqlx::Result<Option<Order>> {
-        let row: Option<OrderRow> = with_reader!(db, |pool| {
+        let row: Option<OrderRow> = with_reader!(db, Gate::FindOrder, |pool| {
             sqlx::query_as(ORDER_WRITTEN_SINCE)
                 .bind(self.server)
                 .bind(lab.as_str())

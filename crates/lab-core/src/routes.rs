@@ -1,6 +1,8 @@
 //! The routes every server serves, around the one handler that differs:
 //! `POST /orders`.
 
+use std::sync::Arc;
+
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -8,18 +10,23 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures::future::Either;
 use lab_wire::headers::{IDEMPOTENCY_TTL, IDEMPOTENT_REPLAYED};
-use lab_wire::{NewOrder, Order, Problem};
+use lab_wire::{Gate, NewOrder, Order, Problem};
 
 use crate::controls::DemoControls;
 use crate::fault::Fault;
 use crate::keyless::place_without_key;
 use crate::request::{OrderHeaders, OrderPost, OrderRequest};
+use crate::schedule_routes::{
+    ScheduleHeader, close_schedule, open_schedule, read_schedule, release_copy,
+};
 use crate::shop::Shop;
 use crate::state::ServerState;
 use crate::step_stream::stream_steps;
 use crate::work::finish_even_if_client_leaves;
 use lab_platform::access::{CredentialHeaders, LabToChange, LabToRead};
-use lab_platform::error::{LabError, method_not_allowed, not_found};
+use lab_platform::error::LabError;
+use lab_platform::error::response::{method_not_allowed, not_found};
+use lab_platform::gates;
 
 /// `POST /orders` through the server's `place_order` flow, the shared
 /// `GET` and `DELETE`, and `GET /steps` (the steps of this server's
@@ -29,15 +36,19 @@ where
     F: FnOnce(OrderRequest, Shop) -> W + Clone + Send + Sync + 'static,
     W: Future<Output = Result<Response, LabError>> + Send + 'static,
 {
-    let create_order = move |State(state): State<ServerState>, request: OrderPost| {
-        run_order_flow(state, request, place_order)
-    };
+    let create_order =
+        move |State(state): State<ServerState>, schedule: ScheduleHeader, request: OrderPost| {
+            run_order_flow(state, schedule, request, place_order)
+        };
     Router::new()
         .route(
             "/orders",
             post(create_order).get(list_orders).delete(delete_orders),
         )
         .route("/steps", get(stream_steps))
+        .route("/schedules", post(open_schedule))
+        .route("/schedules/{id}", get(read_schedule).delete(close_schedule))
+        .route("/schedules/{id}/copies/{copy}/release", post(release_copy))
         .method_not_allowed_fallback(method_not_allowed)
         .fallback(not_found)
         .with_state(state)
@@ -59,7 +70,8 @@ where
             description = "The order: made by this request, or (replayed) by an earlier one with the same key"),
         (status = 400, body = Problem, content_type = "application/problem+json", description = "A missing or invalid Idempotency-Key, Lab-* header or body: the detail says which"),
         (status = 403, body = Problem, content_type = "application/problem+json", description = "A private lab without its secret, a secret of another lab, or the teacher's read-only token"),
-        (status = 409, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "A request with this key is still in progress (retry later), or the lab holds all the orders it may"),
+        (status = 404, body = Problem, content_type = "application/problem+json", description = "`Lab-Schedule` names no open schedule of the lab (`/problems/unknown-schedule`)"),
+        (status = 409, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "A request with this key is still in progress (retry later), the lab holds all the orders it may, or the Lab-Schedule holds all the copies it may"),
         (status = 413, body = Problem, content_type = "application/problem+json", description = "The body is over 64 KiB"),
         (status = 415, body = Problem, content_type = "application/problem+json", description = "The body is not sent as JSON"),
         (status = 422, body = Problem, content_type = "application/problem+json", description = "Not a valid order, or a key already used for another order"),
@@ -69,6 +81,7 @@ where
 )]
 pub async fn run_order_flow<F, W>(
     state: ServerState,
+    ScheduleHeader(schedule): ScheduleHeader,
     request: OrderPost,
     flow: F,
 ) -> Result<Response, LabError>
@@ -88,6 +101,17 @@ where
     // hangs up frees its lab's place only once the work it left has ended.
     let admission = state.room.admit(request.lab(), delay)?;
     let steps = state.steps.start_request(request.lab(), request.key_text());
+    let scheduled = match schedule {
+        None => None,
+        Some(id) => match state.schedules.join(request.lab(), &id, &steps) {
+            Ok(copy) => Some(Arc::new(copy)),
+            Err(refused) => {
+                let refused = Err(refused);
+                steps.record_end(&refused, |_: &Response| (0, false));
+                return refused;
+            }
+        },
+    };
     let flow_steps = steps.clone();
     // Without a key there is nothing for a design to guard: every server
     // does the same, and only a request with a key reaches the server's flow.
@@ -108,14 +132,27 @@ where
             state.outside,
         )),
     };
+    let copy = scheduled.clone();
     let work = async move {
         let result = work.await;
+        if !matches!(result, Err(LabError::SimulatedCrash)) {
+            gates::wait_at(Gate::Answer).await;
+        }
         drop(admission);
+        if let Some(copy) = copy {
+            copy.finish();
+        }
         flow_steps.record_end(&result, |response: &Response| {
             let replayed = response.headers().contains_key(IDEMPOTENT_REPLAYED);
             (response.status().as_u16(), replayed)
         });
         result
+    };
+    // A scheduled request's statements wait at their gates; any other's
+    // pass them untouched.
+    let work = match scheduled {
+        Some(copy) => Either::Left(gates::run_scheduled(copy, work)),
+        None => Either::Right(work),
     };
     let mut response = if cancel_on_disconnect {
         // Awaited here, the work is part of the handler's future, which

@@ -11,11 +11,11 @@
 //!
 //! The atomic-phases design (`phased-server`) does neither.
 
-use lab_wire::{LabId, Order, StepKind};
+use lab_wire::{Gate, LabId, Order, StepKind};
 
 use crate::outside::{ChargeMade, Outside, confirmation_subject};
 use crate::{DemoControls, Steps};
-use lab_platform::LabError;
+use lab_platform::{LabError, gates};
 
 /// Charges `order` and e-mails its confirmation for `lab` as `merchant`,
 /// if the request asked for side effects; then crashes, if it asked for
@@ -41,6 +41,7 @@ pub async fn charge_and_email_in_request(
     };
     charge_recorded(outside, &charge, controls, steps).await?;
     let message_id = format!("msg-{}", uuid::Uuid::new_v4().simple());
+    gates::wait_at(Gate::SendEmail).await;
     outside
         .send_email(merchant, lab, &message_id, &confirmation_subject(order))
         .await?;
@@ -78,6 +79,7 @@ pub async fn charge_recorded(
         key,
         order,
     } = *charge;
+    gates::wait_at(Gate::Charge).await;
     match outside
         .charge(merchant, lab, key, order, controls.provider_times_out())
         .await

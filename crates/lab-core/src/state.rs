@@ -6,6 +6,7 @@ use axum::extract::FromRef;
 
 use crate::orders::OrderTables;
 use crate::outside::Outside;
+use crate::schedules::Schedules;
 use crate::steps::StepHub;
 use lab_platform::Db;
 use lab_platform::access::TeacherToken;
@@ -27,6 +28,8 @@ pub struct ServerState {
     pub teacher: TeacherToken,
     /// The payment provider and the mail sink (none for a server run alone).
     pub outside: Outside,
+    /// The open schedules, whose requests stop before each statement.
+    pub schedules: Schedules,
 }
 
 impl ServerState {
@@ -39,6 +42,7 @@ impl ServerState {
             room,
             teacher: TeacherToken::none(),
             outside: Outside::none(),
+            schedules: Schedules::default(),
         }
     }
 

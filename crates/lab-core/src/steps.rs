@@ -161,6 +161,11 @@ impl Steps {
         Self { inner: None }
     }
 
+    /// The request's number, as its steps carry it (0 for a recorder that records nothing).
+    pub fn request(&self) -> u64 {
+        self.inner.as_ref().map_or(0, |inner| inner.request)
+    }
+
     /// Records that the key was looked up, and whether an answer was found.
     pub fn record_lookup(&self, answer_found: bool) {
         let found = if answer_found {

@@ -5,7 +5,7 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use lab_wire::LabId;
+use lab_wire::{Gate, LabId};
 use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::sqlite::{
@@ -13,6 +13,7 @@ use sqlx::sqlite::{
 };
 
 use crate::LabError;
+use crate::gates;
 use crate::limits::{LabPermit, PerLab};
 
 mod both_backends;
@@ -151,6 +152,7 @@ pub enum DbTx {
 impl DbTx {
     /// Makes everything the transaction wrote visible, at once.
     pub async fn commit(self) -> sqlx::Result<()> {
+        gates::wait_in_transaction(Gate::Commit, self.is_sqlite()).await;
         match self {
             Self::Sqlite(tx) => tx.commit().await,
             Self::Postgres(tx, _) => tx.commit().await,
@@ -159,10 +161,16 @@ impl DbTx {
 
     /// Undoes everything the transaction wrote.
     pub async fn rollback(self) -> sqlx::Result<()> {
+        gates::wait_in_transaction(Gate::RollBack, self.is_sqlite()).await;
         match self {
             Self::Sqlite(tx) => tx.rollback().await,
             Self::Postgres(tx, _) => tx.rollback().await,
         }
+    }
+
+    /// Whether it runs on SQLite's one writer (see [`gates::wait_in_transaction`]).
+    pub fn is_sqlite(&self) -> bool {
+        matches!(self, Self::Sqlite(_))
     }
 }
 
@@ -172,6 +180,7 @@ impl Db {
     /// lab's [`TRANSACTIONS_PER_LAB`] places, then takes a connection of the
     /// transactions pool; on SQLite the one writer serves everyone in turn.
     pub async fn begin_for(&self, lab: &LabId) -> sqlx::Result<DbTx> {
+        gates::wait_at(Gate::Begin).await;
         Ok(match self {
             Self::Sqlite { writer, .. } => DbTx::Sqlite(writer.begin().await?),
             Self::Postgres(postgres) => {

@@ -209,6 +209,9 @@ pub enum LabError {
     /// The task doing the order work panicked or was aborted.
     #[error("the order work stopped unexpectedly: {0}")]
     WorkerFailed(String),
+    /// A schedule refused (see [`ScheduleRefused`]).
+    #[error("{0}")]
+    Schedule(#[from] ScheduleRefused),
 }
 
 impl LabError {
@@ -251,6 +254,7 @@ impl LabError {
             Self::Limit(limit) if limit.is_server_wide() => StatusCode::SERVICE_UNAVAILABLE,
             Self::Limit(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::RequestTimedOut(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Schedule(refused) => refused.status(),
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::Storage(_)
@@ -347,6 +351,7 @@ impl LabError {
                 ("server-busy", "The server is at its limit of step streams")
             }
             Self::RequestTimedOut(_) => ("request-timed-out", "No answer in time"),
+            Self::Schedule(refused) => refused.kind(),
             Self::NotFound => ("not-found", "Not found"),
             Self::SimulatedError(_) => ("simulated-error", "The work failed on purpose"),
             Self::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
@@ -384,17 +389,10 @@ impl LabError {
 }
 
 pub mod catalogue;
-mod response;
+pub mod response;
+mod schedule;
 
-/// Fallback handler for unknown paths.
-pub async fn not_found() -> LabError {
-    LabError::NotFound
-}
-
-/// Fallback handler for known paths with the wrong method.
-pub async fn method_not_allowed() -> LabError {
-    LabError::MethodNotAllowed
-}
+pub use schedule::ScheduleRefused;
 
 #[cfg(test)]
 mod tests;

@@ -50,6 +50,11 @@ pub const LAB_FENCING: &str = "lab-fencing";
 /// server processes gave it (1…N).
 pub const LAB_REPLICA: &str = "lab-replica";
 
+/// On `POST /orders`: run this request under the named schedule of its lab
+/// (made by `POST /schedules`): it stops at a gate before each statement
+/// until the schedule releases it.
+pub const LAB_SCHEDULE: &str = "lab-schedule";
+
 /// How long a claimed key whose request never answered (it crashed) blocks
 /// retries before one may take it over, in seconds (default [`DEFAULT_LOCK_TIMEOUT_SECS`]).
 pub const LAB_LOCK_TIMEOUT_SECS: &str = "lab-lock-timeout-secs";

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::schedule::Gate;
+
 /// One step of one request, as a server took it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -132,6 +134,12 @@ pub enum StepKind {
     },
     /// The server hung up instead of answering (`Lab-Fault: drop-response`).
     ResponseDropped,
+    /// A scheduled request (`Lab-Schedule`) stopped at a gate: it waits to
+    /// be released before doing `next`.
+    AtGate {
+        /// What it will do once released.
+        next: Gate,
+    },
 }
 
 /// A step kind as it arrives: its tag and the fields of every kind, flat.
@@ -146,6 +154,7 @@ struct FlatStepKind {
     ms: Option<u64>,
     status: Option<u16>,
     replayed: Option<bool>,
+    next: Option<Gate>,
 }
 
 impl TryFrom<FlatStepKind> for StepKind {
@@ -185,6 +194,9 @@ impl TryFrom<FlatStepKind> for StepKind {
                 replayed: flat.replayed.ok_or_else(|| missing("replayed"))?,
             },
             "response-dropped" => Self::ResponseDropped,
+            "at-gate" => Self::AtGate {
+                next: flat.next.ok_or_else(|| missing("next"))?,
+            },
             other => return Err(format!("unknown step {other:?}")),
         })
     }
@@ -253,6 +265,9 @@ mod tests {
                 replayed: true,
             },
             ResponseDropped,
+            AtGate {
+                next: Gate::InsertOrder,
+            },
         ];
         for kind in &kinds {
             match kind {
@@ -277,7 +292,8 @@ mod tests {
                 | Crashed
                 | Cancelled
                 | Answered { .. }
-                | ResponseDropped => {}
+                | ResponseDropped
+                | AtGate { .. } => {}
             }
         }
         kinds
@@ -302,6 +318,7 @@ mod tests {
             r#"{"step":"key-looked-up"}"#,
             r#"{"step":"answered","status":201}"#,
             r#"{"found":"nothing"}"#,
+            r#"{"step":"at-gate"}"#,
         ] {
             assert!(serde_json::from_str::<StepKind>(bad).is_err(), "{bad}");
         }

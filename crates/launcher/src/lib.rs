@@ -26,7 +26,7 @@ use lab_core::steps::{StepHub, close_on};
 use lab_core::{OrderServer, Outside, StorageArgs};
 use lab_platform::access::TeacherToken;
 use lab_platform::config::TeacherArgs;
-use lab_platform::error::not_found;
+use lab_platform::error::response::not_found;
 use lab_platform::limits::{Room, RoomLimits};
 use lab_platform::middleware::{around_routes, with_security_headers};
 use lab_platform::serve::{Timeouts, serve_with};

@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use lab_core::server::ExpiredKeys;
 use lab_core::{Db, OrderTables, ServerStorage, StoredResponse, with_pool, with_reader};
-use lab_wire::{IdempotencyKey, LabId};
+use lab_wire::{Gate, IdempotencyKey, LabId};
 
 /// A key table of the naive design: where its flow looks keys up and saves them.
 #[derive(Debug)]
@@ -60,7 +60,7 @@ impl KeyTable {
         lab: &LabId,
         key: &IdempotencyKey,
     ) -> sqlx::Result<Option<StoredResponse>> {
-        let row: Option<(i32, String)> = with_reader!(db, |pool| {
+        let row: Option<(i32, String)> = with_reader!(db, Gate::LookUp, |pool| {
             sqlx::query_as(self.find)
                 .bind(lab.as_str())
                 .bind(key.as_str())
@@ -83,7 +83,7 @@ impl KeyTable {
         stored: &StoredResponse,
         expires_at: DateTime<Utc>,
     ) -> sqlx::Result<()> {
-        with_pool!(db, |pool| {
+        with_pool!(db, Gate::SaveAnswer, |pool| {
             sqlx::query(self.save)
                 .bind(lab.as_str())
                 .bind(key.as_str())

@@ -5,8 +5,8 @@
 
 use chrono::{DateTime, Utc};
 use lab_core::server::ExpiredKeys;
-use lab_core::{Db, OrderTables, ServerStorage, StoredResponse, with_reader};
-use lab_wire::{IdempotencyKey, LabId, Order};
+use lab_core::{Db, OrderTables, ServerStorage, StoredResponse, gates, with_reader};
+use lab_wire::{Gate, IdempotencyKey, LabId, Order};
 
 /// What the one write did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +87,7 @@ pub async fn write_all(
     order: &Order,
     stored: &StoredResponse,
 ) -> sqlx::Result<Written> {
+    gates::wait_at(Gate::ClaimAndOrder).await;
     let limit = i64::from(terms.orders_per_lab);
     let created_at = DateTime::<Utc>::from(order.created_at);
     match db {
@@ -162,7 +163,7 @@ pub async fn find_answer(
     lab: &LabId,
     key: &IdempotencyKey,
 ) -> sqlx::Result<Option<(String, StoredResponse)>> {
-    let row: Option<(String, i32, String)> = with_reader!(db, |pool| {
+    let row: Option<(String, i32, String)> = with_reader!(db, Gate::LookUp, |pool| {
         sqlx::query_as(
             "SELECT request_fingerprint, status_code, response_body \
              FROM onetrip_idempotency_keys \

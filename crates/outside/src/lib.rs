@@ -92,7 +92,7 @@ impl OutsideServices {
         let router = Router::new()
             .route("/charges", post(services::charge))
             .route("/messages", post(services::deliver))
-            .fallback(lab_platform::error::not_found)
+            .fallback(lab_platform::error::response::not_found)
             .with_state(services::ServiceState {
                 db: db.clone(),
                 api_key: services::digest(&api_key),

@@ -9,7 +9,7 @@ use lab_core::{
     Db, DbTx, LabError, OrderTables, ServerStorage, StoredResponse, UniqueInsert, with_pool,
     with_reader, with_tx,
 };
-use lab_wire::{IdempotencyKey, LabId, NewOrder, Order};
+use lab_wire::{Gate, IdempotencyKey, LabId, NewOrder, Order};
 
 /// How far a key's request got: each point is a phase that has committed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,15 +102,17 @@ pub async fn claim(
     terms: &ClaimTerms<'_>,
 ) -> sqlx::Result<Claim> {
     let now = Utc::now().trunc_subsecs(6);
-    let inserted = with_pool!(db, |pool| {
-        // A finished key past its retention no longer counts: a late retry
-        // is a new request.
+    // A finished key past its retention no longer counts: a late retry is
+    // a new request.
+    with_pool!(db, Gate::ClearExpired, |pool| {
         sqlx::query(DELETE_EXPIRED_KEY)
             .bind(lab.as_str())
             .bind(key.as_str())
             .bind(now)
             .execute(pool)
             .await?;
+    });
+    let inserted = with_pool!(db, Gate::Claim, |pool| {
         sqlx::query(INSERT_KEY)
             .bind(lab.as_str())
             .bind(key.as_str())
@@ -126,7 +128,7 @@ pub async fn claim(
         return Ok(Claim::New);
     }
     // One statement takes the lock: of racing retries, one gets the row back.
-    let resumed: Option<(String,)> = with_pool!(db, |pool| {
+    let resumed: Option<(String,)> = with_pool!(db, Gate::TakeOver, |pool| {
         sqlx::query_as(TAKE_LOCK)
             .bind(lab.as_str())
             .bind(key.as_str())
@@ -139,13 +141,14 @@ pub async fn claim(
     if let Some(point) = resumed.and_then(|(point,)| RecoveryPoint::parse(&point)) {
         return Ok(Claim::Resume(point));
     }
-    let row: Option<(String, String, Option<i32>, Option<String>)> = with_pool!(db, |pool| {
-        sqlx::query_as(FIND_KEY)
-            .bind(lab.as_str())
-            .bind(key.as_str())
-            .fetch_optional(pool)
-            .await?
-    });
+    let row: Option<(String, String, Option<i32>, Option<String>)> =
+        with_pool!(db, Gate::LookUp, |pool| {
+            sqlx::query_as(FIND_KEY)
+                .bind(lab.as_str())
+                .bind(key.as_str())
+                .fetch_optional(pool)
+                .await?
+        });
     Ok(match row {
         Some((fingerprint, point, Some(status), Some(body))) if point == "finished" => {
             Claim::Answered {
@@ -215,7 +218,7 @@ pub async fn record_charge(
     key: &IdempotencyKey,
     charge_id: Option<&str>,
 ) -> sqlx::Result<bool> {
-    let moved = with_pool!(db, |pool| {
+    let moved = with_pool!(db, Gate::SavePhase, |pool| {
         sqlx::query(ADVANCE)
             .bind(lab.as_str())
             .bind(key.as_str())
@@ -241,8 +244,8 @@ pub async fn finish(
 ) -> Result<(), LabError> {
     let now = Utc::now().trunc_subsecs(6);
     let mut tx = db.begin_for(lab).await?;
-    let finished = with_tx!(&mut tx, |conn| {
-        if stage_email {
+    if stage_email {
+        with_tx!(&mut tx, Gate::QueueEmail, |conn| {
             sqlx::query(STAGE_EMAIL)
                 .bind(format!("msg_{}", uuid::Uuid::new_v4().simple()))
                 .bind(lab.as_str())
@@ -251,7 +254,9 @@ pub async fn finish(
                 .bind(now)
                 .execute(&mut *conn)
                 .await?;
-        }
+        });
+    }
+    let finished = with_tx!(&mut tx, Gate::SaveAnswer, |conn| {
         sqlx::query(FINISH)
             .bind(lab.as_str())
             .bind(key.as_str())
@@ -272,7 +277,7 @@ pub async fn finish(
 
 /// Lets go of the key's lock after a failure, so a retry may resume at once.
 pub async fn unlock(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Result<()> {
-    with_pool!(db, |pool| {
+    with_pool!(db, Gate::ReleaseClaim, |pool| {
         sqlx::query(UNLOCK)
             .bind(lab.as_str())
             .bind(key.as_str())
@@ -291,7 +296,7 @@ async fn advance_in(
     to: RecoveryPoint,
     charge_id: Option<&str>,
 ) -> sqlx::Result<bool> {
-    let moved = with_tx!(tx, |conn| {
+    let moved = with_tx!(tx, Gate::SavePhase, |conn| {
         sqlx::query(ADVANCE)
             .bind(lab.as_str())
             .bind(key.as_str())

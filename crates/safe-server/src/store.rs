@@ -7,7 +7,7 @@ use lab_core::{
     Db, DemoControls, LabError, OrderTables, ServerStorage, StoredResponse, UniqueInsert,
     with_pool, with_reader, with_tx,
 };
-use lab_wire::{IdempotencyKey, LabId, NewOrder, Order};
+use lab_wire::{Gate, IdempotencyKey, LabId, NewOrder, Order};
 
 /// Who got the key: this request, or an earlier one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,7 +119,7 @@ async fn insert_claim(
     key: &IdempotencyKey,
     terms: &ClaimTerms<'_>,
 ) -> sqlx::Result<Claim> {
-    let inserted = with_pool!(db, |pool| {
+    let inserted = with_pool!(db, Gate::Claim, |pool| {
         sqlx::query(
             "INSERT INTO safe_idempotency_keys \
              (lab_id, idempotency_key, request_fingerprint, created_at, expires_at, locked_until, claim_token) \
@@ -156,7 +156,7 @@ async fn take_over_abandoned_claim(
     key: &IdempotencyKey,
     terms: &ClaimTerms<'_>,
 ) -> sqlx::Result<Option<DateTime<Utc>>> {
-    with_pool!(db, |pool| {
+    with_pool!(db, Gate::TakeOver, |pool| {
         sqlx::query_scalar(
             "UPDATE safe_idempotency_keys SET expires_at = $4, locked_until = $5, claim_token = $7 \
              WHERE lab_id = $1 AND idempotency_key = $2 AND status_code IS NULL AND locked_until <= $6 \
@@ -192,7 +192,7 @@ pub async fn insert_order(
         return Ok(Some(tables.insert_order(db, lab, key, order).await?));
     };
     let mut tx = db.begin_for(lab).await?;
-    let still_ours = with_tx!(&mut tx, |conn| {
+    let still_ours = with_tx!(&mut tx, Gate::CheckClaim, |conn| {
         sqlx::query(
             "UPDATE safe_idempotency_keys SET claim_token = claim_token \
              WHERE lab_id = $1 AND idempotency_key = $2 AND claim_token = $3",
@@ -236,7 +236,7 @@ pub async fn recover_order(
 
 /// Deletes the claim on `key` if it was answered and has expired; says whether it did.
 async fn delete_expired_claim(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Result<bool> {
-    let deleted = with_pool!(db, |pool| {
+    let deleted = with_pool!(db, Gate::ClearExpired, |pool| {
         sqlx::query(
             "DELETE FROM safe_idempotency_keys WHERE lab_id = $1 AND idempotency_key = $2 \
              AND status_code IS NOT NULL AND expires_at <= $3",
@@ -253,16 +253,17 @@ async fn delete_expired_claim(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sql
 
 /// The state of `key`.
 pub async fn key_state(db: &Db, lab: &LabId, key: &IdempotencyKey) -> sqlx::Result<KeyState> {
-    let row: Option<(Option<i32>, Option<String>, Option<String>)> = with_reader!(db, |pool| {
-        sqlx::query_as(
-            "SELECT status_code, response_body, request_fingerprint FROM safe_idempotency_keys \
+    let row: Option<(Option<i32>, Option<String>, Option<String>)> =
+        with_reader!(db, Gate::LookUp, |pool| {
+            sqlx::query_as(
+                "SELECT status_code, response_body, request_fingerprint FROM safe_idempotency_keys \
              WHERE lab_id = $1 AND idempotency_key = $2",
-        )
-        .bind(lab.as_str())
-        .bind(key.as_str())
-        .fetch_optional(pool)
-        .await?
-    });
+            )
+            .bind(lab.as_str())
+            .bind(key.as_str())
+            .fetch_optional(pool)
+            .await?
+        });
     Ok(match row {
         None => KeyState::Absent,
         Some((Some(status), Some(body), fingerprint)) => KeyState::Answered {
@@ -285,7 +286,7 @@ pub async fn save_answer(
     key: &IdempotencyKey,
     stored: &StoredResponse,
 ) -> sqlx::Result<()> {
-    with_pool!(db, |pool| {
+    with_pool!(db, Gate::SaveAnswer, |pool| {
         sqlx::query(
             "UPDATE safe_idempotency_keys SET status_code = $1, response_body = $2 \
              WHERE lab_id = $3 AND idempotency_key = $4",
@@ -307,7 +308,7 @@ pub async fn save_answer(
 /// it did; a failure is logged (the lock runs out in the end, and a retry
 /// takes the claim over then).
 pub async fn let_claim_go(db: &Db, lab: &LabId, key: &IdempotencyKey, token: &str) -> bool {
-    let released = with_pool!(db, |pool| {
+    let released = with_pool!(db, Gate::ReleaseClaim, |pool| {
         sqlx::query(
             "UPDATE safe_idempotency_keys SET locked_until = $4 \
              WHERE lab_id = $1 AND idempotency_key = $2 AND claim_token = $3 \

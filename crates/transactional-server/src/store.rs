@@ -7,7 +7,7 @@ use lab_core::server::ExpiredKeys;
 use lab_core::{
     Db, DbTx, OrderTables, ServerStorage, StoredResponse, UniqueInsert, with_reader, with_tx,
 };
-use lab_wire::{IdempotencyKey, LabId};
+use lab_wire::{Gate, IdempotencyKey, LabId};
 
 /// Who got the key: this request, or a committed earlier one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,18 +34,19 @@ pub async fn find_answer(
     lab: &LabId,
     key: &IdempotencyKey,
 ) -> sqlx::Result<Option<(String, StoredResponse)>> {
-    let row: Option<(String, Option<i32>, Option<String>)> = with_reader!(db, |pool| {
-        sqlx::query_as(
-            "SELECT request_fingerprint, status_code, response_body \
+    let row: Option<(String, Option<i32>, Option<String>)> =
+        with_reader!(db, Gate::LookUp, |pool| {
+            sqlx::query_as(
+                "SELECT request_fingerprint, status_code, response_body \
              FROM transactional_idempotency_keys \
              WHERE lab_id = $1 AND idempotency_key = $2 AND expires_at > $3",
-        )
-        .bind(lab.as_str())
-        .bind(key.as_str())
-        .bind(Utc::now())
-        .fetch_optional(pool)
-        .await?
-    });
+            )
+            .bind(lab.as_str())
+            .bind(key.as_str())
+            .bind(Utc::now())
+            .fetch_optional(pool)
+            .await?
+        });
     Ok(row.and_then(|(fingerprint, status, body)| {
         Some((
             fingerprint,
@@ -68,7 +69,7 @@ pub async fn claim_key(
     terms: &ClaimTerms<'_>,
 ) -> sqlx::Result<Claim> {
     let now = Utc::now().trunc_subsecs(6);
-    let inserted = with_tx!(tx, |conn| {
+    let inserted = with_tx!(tx, Gate::Claim, |conn| {
         sqlx::query(
             "DELETE FROM transactional_idempotency_keys \
              WHERE lab_id = $1 AND idempotency_key = $2 AND expires_at <= $3",
@@ -108,7 +109,7 @@ pub async fn save_answer_in(
     key: &IdempotencyKey,
     stored: &StoredResponse,
 ) -> sqlx::Result<()> {
-    with_tx!(tx, |conn| {
+    with_tx!(tx, Gate::SaveAnswer, |conn| {
         sqlx::query(
             "UPDATE transactional_idempotency_keys SET status_code = $1, response_body = $2 \
              WHERE lab_id = $3 AND idempotency_key = $4",

@@ -73,6 +73,19 @@ pub struct OrderHeaders {
     /// claim-lost) if the request's claim was taken over while it worked.
     #[param(rename = "Lab-Fencing", required = false, inline)]
     lab_fencing: FencingName,
+    /// Run this request under a schedule of its lab, the id `POST
+    /// /schedules` returned: it stops at a gate before each database
+    /// statement, each call to the payment provider and its answer (an
+    /// `at-gate` step on `/steps`) until `POST
+    /// /schedules/{id}/copies/{copy}/release` lets it through. An id the
+    /// lab has no open schedule for is `404 /problems/unknown-schedule`.
+    #[param(
+        rename = "Lab-Schedule",
+        required = false,
+        pattern = "^sch_[0-9a-f]{32}$",
+        example = "sch_0f3c2a1b9d8e4f5a6b7c8d9e0f1a2b3c"
+    )]
+    lab_schedule: String,
 }
 
 /// The values of `Lab-Missing-Key`.

@@ -10,6 +10,11 @@
 /// The SQL in the servers' store modules is written once with `$1`-style
 /// placeholders, which both SQLite and PostgreSQL understand; this macro
 /// expands the code once per backend so each gets its own typed query.
+///
+/// Given a [`lab_wire::Gate`] first (`with_pool!(db, Gate::Claim, |pool| …)`),
+/// a scheduled request stops there before the statement (see
+/// [`crate::gates`]); the servers' flows name one for every statement, the
+/// housekeeping jobs none.
 #[macro_export]
 macro_rules! with_pool {
     ($db:expr, |$pool:ident| $body:expr) => {
@@ -20,6 +25,10 @@ macro_rules! with_pool {
             }) => $body,
         }
     };
+    ($db:expr, $gate:expr, |$pool:ident| $body:expr) => {{
+        $crate::gates::wait_at($gate).await;
+        $crate::with_pool!($db, |$pool| $body)
+    }};
 }
 
 /// Like [`with_pool!`], for statements that only read (on SQLite: the
@@ -34,6 +43,10 @@ macro_rules! with_reader {
             }) => $body,
         }
     };
+    ($db:expr, $gate:expr, |$pool:ident| $body:expr) => {{
+        $crate::gates::wait_at($gate).await;
+        $crate::with_reader!($db, |$pool| $body)
+    }};
 }
 
 /// Runs the same expression against the connection of whichever
@@ -52,4 +65,9 @@ macro_rules! with_tx {
             }
         }
     };
+    ($tx:expr, $gate:expr, |$conn:ident| $body:expr) => {{
+        let tx: &mut $crate::DbTx = $tx;
+        $crate::gates::wait_in_transaction($gate, tx.is_sqlite()).await;
+        $crate::with_tx!(tx, |$conn| $body)
+    }};
 }

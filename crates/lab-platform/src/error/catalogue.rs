@@ -5,6 +5,7 @@
 use lab_wire::{InvalidKey, InvalidLabId, InvalidLabSecret, LabId, Problem};
 
 use crate::LabError;
+use crate::error::ScheduleRefused;
 use crate::limits::LimitReached;
 
 /// Every problem `type` a client can be answered with (4xx and 503), in
@@ -77,6 +78,9 @@ fn one_of_each() -> Vec<LabError> {
         LabError::SimulatedError("error-after-create"),
         LabError::WorkerFailed(String::new()),
     ]
+    .into_iter()
+    .chain(ScheduleRefused::one_of_each().map(LabError::Schedule))
+    .collect()
 }
 
 /// Names every kind of [`LabError`] (see [`one_of_each`]).
@@ -138,6 +142,14 @@ fn kinds_are_all_listed(error: &LabError) {
         | LabError::SimulatedCrash
         | LabError::SimulatedError(_)
         | LabError::WorkerFailed(_) => {}
+        LabError::Schedule(
+            ScheduleRefused::UnknownOnRequest(_)
+            | ScheduleRefused::NotFound(_)
+            | ScheduleRefused::Full { .. }
+            | ScheduleRefused::TooMany(_)
+            | ScheduleRefused::ServerFull
+            | ScheduleRefused::NotAtGate { .. },
+        ) => {}
     }
 }
 

@@ -23,6 +23,9 @@ impl IntoResponse for LabError {
         let retry_after = match &self {
             Self::KeyInFlight | Self::RequestTimedOut(_) | Self::ClaimLost => Some(1),
             Self::Limit(limit) => Some(limit.retry_after_secs()),
+            Self::Schedule(
+                super::ScheduleRefused::TooMany(_) | super::ScheduleRefused::ServerFull,
+            ) => Some(60),
             _ => None,
         };
         let mut response = (status, body).into_response();
@@ -36,4 +39,14 @@ impl IntoResponse for LabError {
         }
         response
     }
+}
+
+/// Fallback handler for unknown paths.
+pub async fn not_found() -> LabError {
+    LabError::NotFound
+}
+
+/// Fallback handler for known paths with the wrong method.
+pub async fn method_not_allowed() -> LabError {
+    LabError::MethodNotAllowed
 }

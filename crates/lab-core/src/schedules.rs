@@ -1,0 +1,317 @@
+//! Schedules: copies of one order that run their statements in the order
+//! someone chooses, one release at a time.
+//!
+//! `POST /schedules` opens a schedule in a lab; each `POST /orders` sent
+//! with `Lab-Schedule: ID` joins it as its next copy and, through the
+//! [`Turnstile`] it carries, stops at a gate before each statement (see
+//! `lab_platform::gates`), reporting a `at-gate` step that says what it will
+//! do next. `POST /schedules/ID/release` lets one copy through its gate; it
+//! runs to its next gate, or to its end. A learner stepping the copies by
+//! hand and the explorer trying every order both drive it.
+//!
+//! A schedule holds requests open, so it is counted like them: a few per
+//! lab, a few copies each, a cap over the server, and, as a last resort
+//! (labelled as such, never what a test waits on), a schedule nobody has
+//! touched for [`IDLE_LIMIT`] is closed and its copies run on unscheduled,
+//! so a closed tab cannot hold its lab's places, or a PostgreSQL
+//! transaction, for longer than that.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use lab_platform::gates::Turnstile;
+use lab_platform::{LabError, error::ScheduleRefused};
+use lab_wire::{CopyState, Gate, LabId, ScheduleView, ScheduledCopy, StepKind};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+use crate::steps::Steps;
+
+/// The most copies one schedule holds (two or three racing copies, and a
+/// retry after a crash).
+pub const COPIES_PER_SCHEDULE: usize = 4;
+/// The most schedules a lab holds open at once.
+pub const SCHEDULES_PER_LAB: usize = 2;
+/// The most schedules the server holds open, over every lab.
+pub const SCHEDULES_PER_SERVER: usize = 256;
+/// How long a schedule lives without being touched (a copy joining, a
+/// release, a read); then it is closed and its copies run on unscheduled.
+pub const IDLE_LIMIT: Duration = Duration::from_secs(60);
+
+/// A server's open schedules, by lab; clones share them.
+#[derive(Debug, Clone, Default)]
+pub struct Schedules {
+    labs: Arc<Mutex<HashMap<LabId, Vec<Arc<Schedule>>>>>,
+}
+
+/// One open schedule.
+#[derive(Debug)]
+struct Schedule {
+    id: String,
+    state: Mutex<ScheduleState>,
+    /// Woken on every release and on closing.
+    changed: Notify,
+}
+
+#[derive(Debug)]
+struct ScheduleState {
+    copies: Vec<Entry>,
+    touched: Instant,
+    closed: bool,
+}
+
+#[derive(Debug)]
+struct Entry {
+    request: u64,
+    state: CopyState,
+    released: bool,
+}
+
+/// A request's place in a schedule: the turnstile its gates wait on.
+#[derive(Debug)]
+pub struct ScheduledRequest {
+    schedule: Arc<Schedule>,
+    index: usize,
+    steps: Steps,
+}
+
+impl Schedules {
+    /// Opens a new schedule in `lab`.
+    pub fn open(&self, lab: &LabId) -> Result<ScheduleView, LabError> {
+        let mut labs = self.lock();
+        close_idle(&mut labs);
+        let open_here = labs.get(lab).map_or(0, Vec::len);
+        if open_here >= SCHEDULES_PER_LAB {
+            return Err(ScheduleRefused::TooMany(open_here).into());
+        }
+        if labs.values().map(Vec::len).sum::<usize>() >= SCHEDULES_PER_SERVER {
+            return Err(ScheduleRefused::ServerFull.into());
+        }
+        let schedule = Arc::new(Schedule {
+            id: format!("sch_{}", uuid::Uuid::new_v4().simple()),
+            state: Mutex::new(ScheduleState {
+                copies: Vec::new(),
+                touched: Instant::now(),
+                closed: false,
+            }),
+            changed: Notify::new(),
+        });
+        let view = schedule.view();
+        labs.entry(lab.clone()).or_default().push(schedule);
+        Ok(view)
+    }
+
+    /// Where the copies of `lab`'s schedule `id` stand.
+    pub fn view(&self, lab: &LabId, id: &str) -> Result<ScheduleView, LabError> {
+        let schedule = self.find(lab, id).ok_or_else(|| not_found(id))?;
+        schedule.touch();
+        Ok(schedule.view())
+    }
+
+    /// Lets copy `copy` of `lab`'s schedule `id` through the gate it waits
+    /// at; it runs on to its next gate or its end.
+    pub fn release(&self, lab: &LabId, id: &str, copy: u8) -> Result<ScheduleView, LabError> {
+        let schedule = self.find(lab, id).ok_or_else(|| not_found(id))?;
+        {
+            let mut state = schedule.lock();
+            state.touched = Instant::now();
+            let entry = usize::from(copy)
+                .checked_sub(1)
+                .and_then(|index| state.copies.get_mut(index));
+            let Some(entry) = entry else {
+                let state = "no such copy in this schedule";
+                return Err(ScheduleRefused::NotAtGate { copy, state }.into());
+            };
+            if !matches!(entry.state, CopyState::AtGate { .. }) {
+                let state = match entry.state {
+                    CopyState::Finished => "it has finished",
+                    _ => "it is running",
+                };
+                return Err(ScheduleRefused::NotAtGate { copy, state }.into());
+            }
+            entry.released = true;
+            entry.state = CopyState::Running;
+        }
+        schedule.changed.notify_waiters();
+        Ok(schedule.view())
+    }
+
+    /// Closes `lab`'s schedule `id`: its copies run on unscheduled.
+    pub fn close(&self, lab: &LabId, id: &str) -> Result<(), LabError> {
+        let mut labs = self.lock();
+        let schedules = labs.get_mut(lab).ok_or_else(|| not_found(id))?;
+        let at = schedules
+            .iter()
+            .position(|schedule| schedule.id == id)
+            .ok_or_else(|| not_found(id))?;
+        schedules.remove(at).close();
+        if schedules.is_empty() {
+            labs.remove(lab);
+        }
+        Ok(())
+    }
+
+    /// Adds the request `steps` reports for to `lab`'s schedule `id`, as
+    /// its next copy (the `Lab-Schedule` header).
+    pub fn join(&self, lab: &LabId, id: &str, steps: &Steps) -> Result<ScheduledRequest, LabError> {
+        let unknown = || LabError::from(ScheduleRefused::UnknownOnRequest(id.to_owned()));
+        let schedule = self.find(lab, id).ok_or_else(unknown)?;
+        let index = {
+            let mut state = schedule.lock();
+            if state.closed {
+                return Err(unknown());
+            }
+            if state.copies.len() >= COPIES_PER_SCHEDULE {
+                let (id, copies) = (id.to_owned(), state.copies.len());
+                return Err(ScheduleRefused::Full { id, copies }.into());
+            }
+            state.touched = Instant::now();
+            state.copies.push(Entry {
+                request: steps.request(),
+                state: CopyState::Running,
+                released: false,
+            });
+            state.copies.len() - 1
+        };
+        Ok(ScheduledRequest {
+            schedule,
+            index,
+            steps: steps.clone(),
+        })
+    }
+
+    fn find(&self, lab: &LabId, id: &str) -> Option<Arc<Schedule>> {
+        let mut labs = self.lock();
+        close_idle(&mut labs);
+        labs.get(lab)?
+            .iter()
+            .find(|schedule| schedule.id == id)
+            .cloned()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, HashMap<LabId, Vec<Arc<Schedule>>>> {
+        // The map holds no invariant a panic could break half-way.
+        self.labs.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Closes and forgets every schedule left untouched for [`IDLE_LIMIT`].
+fn close_idle(labs: &mut HashMap<LabId, Vec<Arc<Schedule>>>) {
+    let now = Instant::now();
+    labs.retain(|_, schedules| {
+        schedules.retain(|schedule| {
+            let idle = schedule.lock().touched + IDLE_LIMIT <= now;
+            if idle {
+                schedule.close();
+            }
+            !idle
+        });
+        !schedules.is_empty()
+    });
+}
+
+fn not_found(id: &str) -> LabError {
+    ScheduleRefused::NotFound(id.to_owned()).into()
+}
+
+impl Schedule {
+    fn lock(&self) -> MutexGuard<'_, ScheduleState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn touch(&self) {
+        self.lock().touched = Instant::now();
+    }
+
+    fn close(&self) {
+        self.lock().closed = true;
+        self.changed.notify_waiters();
+    }
+
+    fn view(&self) -> ScheduleView {
+        let state = self.lock();
+        let copies = state.copies.iter().zip(1..=u8::MAX);
+        ScheduleView {
+            id: self.id.clone(),
+            copies: copies
+                .map(|(entry, copy)| ScheduledCopy {
+                    copy,
+                    request: entry.request,
+                    state: entry.state,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl ScheduledRequest {
+    /// Marks the copy as finished: its work has ended.
+    pub fn finish(&self) {
+        let mut state = self.schedule.lock();
+        state.copies[self.index].state = CopyState::Finished;
+    }
+
+    /// Waits at the gate before `next` until released, or until the
+    /// schedule is closed (deleted, or idle past [`IDLE_LIMIT`]).
+    async fn wait_at(&self, next: Gate) {
+        {
+            let mut state = self.schedule.lock();
+            if state.closed {
+                return;
+            }
+            let entry = &mut state.copies[self.index];
+            entry.state = CopyState::AtGate { next };
+            entry.released = false;
+        }
+        // Reported once the state says so, so a client that sees the step
+        // and then reads the schedule finds the copy at this gate.
+        self.steps.record(StepKind::AtGate { next });
+        loop {
+            let changed = self.schedule.changed.notified();
+            tokio::pin!(changed);
+            // Registered before looking, so a release between the look and
+            // the wait still wakes it.
+            changed.as_mut().enable();
+            let idle_at = {
+                let mut state = self.schedule.lock();
+                if state.closed || state.copies[self.index].released {
+                    state.copies[self.index].released = false;
+                    state.copies[self.index].state = CopyState::Running;
+                    return;
+                }
+                state.touched + IDLE_LIMIT
+            };
+            tokio::select! {
+                () = &mut changed => {}
+                () = tokio::time::sleep_until(idle_at) => {
+                    let mut state = self.schedule.lock();
+                    if state.touched + IDLE_LIMIT <= Instant::now() {
+                        state.closed = true;
+                        drop(state);
+                        self.schedule.changed.notify_waiters();
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Drop for ScheduledRequest {
+    /// A request whose work was dropped (its client hung up under
+    /// `Lab-Cancellation: on-disconnect`) has finished too.
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+impl Turnstile for ScheduledRequest {
+    fn pass(&self, next: Gate) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(self.wait_at(next))
+    }
+}
+
+#[cfg(test)]
+mod tests;
