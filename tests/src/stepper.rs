@@ -92,9 +92,10 @@ impl Stepper {
         self.wait_for(copy).await
     }
 
-    /// Releases copy `copy` without waiting for it (it may have to wait
-    /// for the database; [`Self::wait_for`] waits for it later).
-    pub async fn release(&mut self, copy: u8) {
+    /// Releases copy `copy`; the server answers once it has settled (at
+    /// its next gate, finished or blocked), with the schedule as it then
+    /// stands. The copy's steps are read from the stream by [`Self::wait_for`].
+    pub async fn release(&mut self, copy: u8) -> ScheduleView {
         let response = reqwest::Client::new()
             .post(format!("{}/copies/{copy}/release", self.schedule_url))
             .header(LAB_SECRET, &self.server.secret)
@@ -102,6 +103,22 @@ impl Stepper {
             .await
             .expect("the release answers");
         assert_eq!(response.status(), 200, "releasing copy {copy}");
+        response.json().await.expect("a schedule")
+    }
+
+    /// Waits until copy `copy` reports a step that `wanted` accepts (after
+    /// the last one waited for), and returns it.
+    pub async fn wait_for_step(
+        &mut self,
+        copy: u8,
+        wanted: impl Fn(&StepKind) -> bool,
+    ) -> StepKind {
+        let request = self.request_of(copy);
+        let from = self.read_up_to[usize::from(copy) - 1];
+        let step = self
+            .next_matching(from, |step| step.request == request && wanted(&step.kind))
+            .await;
+        step.kind
     }
 
     /// Waits until copy `copy` stops at its next gate (returned) or ends (`None`).

@@ -1,13 +1,16 @@
 //! Scheduled requests (`POST /schedules`, `Lab-Schedule`): each copy stops
 //! at a gate before each statement and moves only when released, so the
 //! order of the racing copies' statements is chosen, not timed. On both
-//! databases; on PostgreSQL a released claim that the database makes wait
-//! proceeds once the other transaction ends.
+//! databases. A released copy that cannot go on is reported blocked, from
+//! the state of what it waits for: PostgreSQL's `pg_blocking_pids` for a
+//! claim of a key another open transaction holds, the locked server's own
+//! lock; it proceeds once the other lets go.
 
 use lab_e2e::stepper::Stepper;
 use lab_e2e::{Backend, new_key, on_both_backends, spawn_server};
 use lab_wire::headers::{LAB_SCHEDULE, LAB_SECRET};
-use lab_wire::{Gate, KeyFound, StepKind};
+use lab_wire::{BlockedOn, CopyState, Gate, KeyFound, StepKind};
+use locked_server::LockedServer;
 use naive_server::NaiveServer;
 use transactional_server::TransactionalServer;
 
@@ -16,6 +19,7 @@ on_both_backends!(
     a_copy_moves_only_when_it_is_released,
     transactional_keeps_one_order_when_the_second_copy_claims_after_the_first_commits,
     a_request_naming_no_schedule_of_its_lab_is_refused_and_stores_nothing,
+    the_locked_servers_second_copy_is_blocked_by_the_first_ones_lock_until_it_lets_go,
 );
 
 const NOTHING: StepKind = StepKind::KeyLookedUp {
@@ -71,7 +75,7 @@ async fn a_copy_moves_only_when_it_is_released(backend: Backend) {
     // Copy 2 runs its look-up and stops again; copy 1 has not moved meanwhile.
     stepper.step(2).await;
     let view = stepper.view().await;
-    let at_insert = lab_wire::CopyState::AtGate {
+    let at_insert = CopyState::AtGate {
         next: Gate::InsertOrder,
     };
     assert_eq!(view.copies[0].state, at_insert, "{view:?}");
@@ -182,11 +186,60 @@ async fn a_request_naming_no_schedule_of_its_lab_is_refused_and_stores_nothing(b
     assert!(stepper.view().await.copies.is_empty());
 }
 
+async fn the_locked_servers_second_copy_is_blocked_by_the_first_ones_lock_until_it_lets_go(
+    backend: Backend,
+) {
+    let server = spawn_server::<LockedServer>(backend).await;
+    let key = new_key();
+    let mut stepper = Stepper::open(&server, &key).await;
+    assert_eq!(stepper.add_copy().await, Gate::TakeLock);
+    assert_eq!(stepper.add_copy().await, Gate::TakeLock);
+    assert_eq!(stepper.step(1).await, Some(Gate::LookUp));
+    // Copy 1 holds the key's lock in the server's memory: copy 2 waits for it.
+    let view = stepper.release(2).await;
+    let blocked = CopyState::Blocked {
+        on: BlockedOn::ServerLock,
+        by: Some(1),
+    };
+    assert_eq!(view.copies[1].state, blocked, "{view:?}");
+    let holder = Some(stepper.request_of(1));
+    let reported = stepper
+        .wait_for_step(2, |kind| matches!(kind, StepKind::Blocked { .. }))
+        .await;
+    assert_eq!(
+        reported,
+        StepKind::Blocked {
+            on: BlockedOn::ServerLock,
+            by: holder
+        }
+    );
+    let first = stepper.run_to_end(1).await;
+    assert_eq!(
+        first,
+        [
+            Gate::LookUp,
+            Gate::InsertOrder,
+            Gate::SaveAnswer,
+            Gate::Answer
+        ]
+    );
+    // Let go once copy 1's flow ended: copy 2 looks up, finds the answer.
+    assert_eq!(stepper.wait_for(2).await, Some(Gate::LookUp));
+    assert_eq!(stepper.run_to_end(2).await, [Gate::LookUp, Gate::Answer]);
+    let answers = stepper.answers().await;
+    assert!(
+        answers[0].is_new_order() && answers[1].is_replay(),
+        "{answers:?}"
+    );
+    assert_eq!(server.orders().await.len(), 1);
+}
+
 /// On PostgreSQL a second copy's claim of a key that an open transaction
 /// has inserted waits in the database until that transaction ends: released,
 /// it does not reach its next gate until copy 1 commits.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn on_postgres_a_released_claim_waits_for_the_other_transaction_then_meets_the_constraint() {
+async fn on_postgres_a_released_claim_is_blocked_by_the_other_transaction_then_meets_the_constraint()
+ {
     let server = spawn_server::<TransactionalServer>(Backend::Postgres).await;
     let key = new_key();
     let mut stepper = Stepper::open(&server, &key).await;
@@ -197,8 +250,25 @@ async fn on_postgres_a_released_claim_waits_for_the_other_transaction_then_meets
         assert_eq!(stepper.step(copy).await, Some(Gate::Claim));
     }
     assert_eq!(stepper.step(1).await, Some(Gate::InsertOrder));
-    // Copy 2 inserts the same key while copy 1's transaction is open.
-    stepper.release(2).await;
+    // Copy 2 inserts the same key while copy 1's transaction is open: the
+    // release answers once PostgreSQL says the insert waits for copy 1.
+    let view = stepper.release(2).await;
+    let blocked = CopyState::Blocked {
+        on: BlockedOn::Database,
+        by: Some(1),
+    };
+    assert_eq!(view.copies[1].state, blocked, "{view:?}");
+    let reported = stepper
+        .wait_for_step(2, |kind| matches!(kind, StepKind::Blocked { .. }))
+        .await;
+    let holder = Some(stepper.request_of(1));
+    assert_eq!(
+        reported,
+        StepKind::Blocked {
+            on: BlockedOn::Database,
+            by: holder
+        }
+    );
     assert_eq!(stepper.step(1).await, Some(Gate::SaveAnswer));
     assert_eq!(stepper.step(1).await, Some(Gate::Commit));
     assert_eq!(stepper.step(1).await, Some(Gate::Answer));
@@ -213,9 +283,13 @@ async fn on_postgres_a_released_claim_waits_for_the_other_transaction_then_meets
             .map(|step| step.seq)
             .unwrap_or_else(|| panic!("copy {copy} took {kind:?}: {:?}", stepper.seen()))
     };
+    // Copy 2's insert ended only once copy 1 was let through to its commit.
+    // (Not after copy 1's `committed` step: PostgreSQL wakes copy 2 as it
+    // commits, and copy 2 may report first.)
+    let commit_gate = StepKind::AtGate { next: Gate::Commit };
     assert!(
-        seq_of(1, StepKind::Committed) < seq_of(2, StepKind::KeyConflict),
-        "the conflict came only once copy 1 had committed: {:?}",
+        seq_of(1, commit_gate) < seq_of(2, StepKind::KeyConflict),
+        "the conflict came only once copy 1 went on to commit: {:?}",
         stepper.seen()
     );
     stepper.run_to_end(1).await;

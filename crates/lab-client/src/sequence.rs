@@ -5,7 +5,7 @@
 
 use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
-use lab_wire::{Gate, KeyFound, Step, StepKind};
+use lab_wire::{BlockedOn, Gate, KeyFound, Step, StepKind};
 
 use crate::key_label;
 use crate::sorting::sort_by_number;
@@ -125,12 +125,29 @@ pub fn describe(kind: &StepKind, locale: Locale) -> String {
         StepKind::AtGate { next } => {
             td_string!(locale, step.at_gate, next = gate_name(*next, locale))
         }
+        StepKind::Blocked {
+            on: BlockedOn::Database,
+            by: Some(by),
+        } => td_string!(locale, step.blocked_database, by = by),
+        StepKind::Blocked {
+            on: BlockedOn::Database,
+            by: None,
+        } => td_string!(locale, step.blocked_database_other).into(),
+        StepKind::Blocked {
+            on: BlockedOn::ServerLock,
+            by: Some(by),
+        } => td_string!(locale, step.blocked_lock, by = by),
+        StepKind::Blocked {
+            on: BlockedOn::ServerLock,
+            by: None,
+        } => td_string!(locale, step.blocked_lock_other).into(),
     }
 }
 
 /// What a scheduled request will do once released, in words.
 pub fn gate_name(gate: Gate, locale: Locale) -> &'static str {
     match gate {
+        Gate::TakeLock => td_string!(locale, gate.take_lock),
         Gate::LookUp => td_string!(locale, gate.look_up),
         Gate::Claim => td_string!(locale, gate.claim),
         Gate::TakeOver => td_string!(locale, gate.take_over),

@@ -94,14 +94,14 @@ pub(crate) async fn read_schedule(
     path = "/schedules/{id}/copies/{copy}/release",
     operation_id = "release_copy",
     summary = "Let one copy through its gate",
-    description = "The copy runs the statement it stopped before, then stops at its next gate (an `at-gate` step) or ends (an `answered` step). It may have to wait for the database on the way: another copy's open transaction holding its key.",
+    description = "The copy runs the statement it stopped before; the answer comes once it has settled: stopped at its next gate (`at-gate`), finished, or `blocked`: its statement waits for a row another copy's open transaction holds (PostgreSQL's `pg_blocking_pids` says so), or for the server's own lock (the locked design). A blocked copy moves on by itself once the other lets go. After 10 s without settling the answer says `running`.",
     params(
         ("id" = String, Path, description = "The schedule's id"),
         ("copy" = u8, Path, minimum = 1, maximum = 255, description = "The copy's number in the schedule, in order of arrival"),
         lab_platform::access::CredentialHeaders,
     ),
     responses(
-        (status = 200, body = ScheduleView, description = "Released: the schedule as it stands now, the copy `running`"),
+        (status = 200, body = ScheduleView, description = "Released: the schedule once the copy has settled"),
         (status = 400, body = Problem, content_type = "application/problem+json", description = "A Lab-* header that is not valid"),
         (status = 403, body = Problem, content_type = "application/problem+json", description = "A private lab without its secret, or the teacher's read-only token"),
         (status = 404, body = Problem, content_type = "application/problem+json", description = "The lab has no open schedule with this id, or `copy` is not a number"),
@@ -116,7 +116,12 @@ pub(crate) async fn release_copy(
 ) -> Result<Json<ScheduleView>, LabError> {
     let Path((id, copy)) = path.map_err(|_| LabError::NotFound)?;
     let copy: u8 = copy.parse().map_err(|_| LabError::NotFound)?;
-    Ok(Json(state.schedules.release(&lab, &id, copy)?))
+    let schedules = &state.schedules;
+    Ok(Json(
+        schedules
+            .release_and_settle(&state.db, &lab, &id, copy)
+            .await?,
+    ))
 }
 
 /// `DELETE /schedules/{id}`: closes the schedule; its copies run on.

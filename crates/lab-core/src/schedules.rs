@@ -17,14 +17,10 @@
 //! transaction, for longer than that.
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
 
-use lab_platform::gates::Turnstile;
-use lab_platform::{LabError, error::ScheduleRefused};
-use lab_wire::{CopyState, Gate, LabId, ScheduleView, ScheduledCopy, StepKind};
+use lab_platform::{Db, LabError, error::ScheduleRefused};
+use lab_wire::{CopyState, LabId, ScheduleView};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
@@ -37,45 +33,18 @@ pub const COPIES_PER_SCHEDULE: usize = 4;
 pub const SCHEDULES_PER_LAB: usize = 2;
 /// The most schedules the server holds open, over every lab.
 pub const SCHEDULES_PER_SERVER: usize = 256;
-/// How long a schedule lives without being touched (a copy joining, a
-/// release, a read); then it is closed and its copies run on unscheduled.
-pub const IDLE_LIMIT: Duration = Duration::from_secs(60);
+pub use schedule::ScheduledRequest;
+/// How long a schedule lives untouched, and how long a release waits for its copy.
+pub use schedule::{IDLE_LIMIT, SETTLE_LIMIT};
+
+use schedule::{Entry, Schedule, ScheduleState};
+
+mod schedule;
 
 /// A server's open schedules, by lab; clones share them.
 #[derive(Debug, Clone, Default)]
 pub struct Schedules {
     labs: Arc<Mutex<HashMap<LabId, Vec<Arc<Schedule>>>>>,
-}
-
-/// One open schedule.
-#[derive(Debug)]
-struct Schedule {
-    id: String,
-    state: Mutex<ScheduleState>,
-    /// Woken on every release and on closing.
-    changed: Notify,
-}
-
-#[derive(Debug)]
-struct ScheduleState {
-    copies: Vec<Entry>,
-    touched: Instant,
-    closed: bool,
-}
-
-#[derive(Debug)]
-struct Entry {
-    request: u64,
-    state: CopyState,
-    released: bool,
-}
-
-/// A request's place in a schedule: the turnstile its gates wait on.
-#[derive(Debug)]
-pub struct ScheduledRequest {
-    schedule: Arc<Schedule>,
-    index: usize,
-    steps: Steps,
 }
 
 impl Schedules {
@@ -139,6 +108,24 @@ impl Schedules {
         Ok(schedule.view())
     }
 
+    /// Releases copy `copy` (see [`Self::release`]) and waits until every
+    /// copy has settled: stopped at a gate, finished, or blocked, which
+    /// PostgreSQL's `pg_blocking_pids` (or the server's own lock) says, not
+    /// a timer; a copy the release unblocked is waited for too. Answers
+    /// with the schedule as it then stands.
+    pub async fn release_and_settle(
+        &self,
+        db: &Db,
+        lab: &LabId,
+        id: &str,
+        copy: u8,
+    ) -> Result<ScheduleView, LabError> {
+        self.release(lab, id, copy)?;
+        let schedule = self.find(lab, id).ok_or_else(|| not_found(id))?;
+        schedule.settle(db).await?;
+        Ok(schedule.view())
+    }
+
     /// Closes `lab`'s schedule `id`: its copies run on unscheduled.
     pub fn close(&self, lab: &LabId, id: &str) -> Result<(), LabError> {
         let mut labs = self.lock();
@@ -169,11 +156,7 @@ impl Schedules {
                 return Err(ScheduleRefused::Full { id, copies }.into());
             }
             state.touched = Instant::now();
-            state.copies.push(Entry {
-                request: steps.request(),
-                state: CopyState::Running,
-                released: false,
-            });
+            state.copies.push(Entry::new(steps));
             state.copies.len() - 1
         };
         Ok(ScheduledRequest {
@@ -215,102 +198,6 @@ fn close_idle(labs: &mut HashMap<LabId, Vec<Arc<Schedule>>>) {
 
 fn not_found(id: &str) -> LabError {
     ScheduleRefused::NotFound(id.to_owned()).into()
-}
-
-impl Schedule {
-    fn lock(&self) -> MutexGuard<'_, ScheduleState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn touch(&self) {
-        self.lock().touched = Instant::now();
-    }
-
-    fn close(&self) {
-        self.lock().closed = true;
-        self.changed.notify_waiters();
-    }
-
-    fn view(&self) -> ScheduleView {
-        let state = self.lock();
-        let copies = state.copies.iter().zip(1..=u8::MAX);
-        ScheduleView {
-            id: self.id.clone(),
-            copies: copies
-                .map(|(entry, copy)| ScheduledCopy {
-                    copy,
-                    request: entry.request,
-                    state: entry.state,
-                })
-                .collect(),
-        }
-    }
-}
-
-impl ScheduledRequest {
-    /// Marks the copy as finished: its work has ended.
-    pub fn finish(&self) {
-        let mut state = self.schedule.lock();
-        state.copies[self.index].state = CopyState::Finished;
-    }
-
-    /// Waits at the gate before `next` until released, or until the
-    /// schedule is closed (deleted, or idle past [`IDLE_LIMIT`]).
-    async fn wait_at(&self, next: Gate) {
-        {
-            let mut state = self.schedule.lock();
-            if state.closed {
-                return;
-            }
-            let entry = &mut state.copies[self.index];
-            entry.state = CopyState::AtGate { next };
-            entry.released = false;
-        }
-        // Reported once the state says so, so a client that sees the step
-        // and then reads the schedule finds the copy at this gate.
-        self.steps.record(StepKind::AtGate { next });
-        loop {
-            let changed = self.schedule.changed.notified();
-            tokio::pin!(changed);
-            // Registered before looking, so a release between the look and
-            // the wait still wakes it.
-            changed.as_mut().enable();
-            let idle_at = {
-                let mut state = self.schedule.lock();
-                if state.closed || state.copies[self.index].released {
-                    state.copies[self.index].released = false;
-                    state.copies[self.index].state = CopyState::Running;
-                    return;
-                }
-                state.touched + IDLE_LIMIT
-            };
-            tokio::select! {
-                () = &mut changed => {}
-                () = tokio::time::sleep_until(idle_at) => {
-                    let mut state = self.schedule.lock();
-                    if state.touched + IDLE_LIMIT <= Instant::now() {
-                        state.closed = true;
-                        drop(state);
-                        self.schedule.changed.notify_waiters();
-                    }
-                }
-            }
-        }
-    }
-}
-
-impl Drop for ScheduledRequest {
-    /// A request whose work was dropped (its client hung up under
-    /// `Lab-Cancellation: on-disconnect`) has finished too.
-    fn drop(&mut self) {
-        self.finish();
-    }
-}
-
-impl Turnstile for ScheduledRequest {
-    fn pass(&self, next: Gate) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
-        Box::pin(self.wait_at(next))
-    }
 }
 
 #[cfg(test)]

@@ -185,9 +185,23 @@ impl Db {
             Self::Sqlite { writer, .. } => DbTx::Sqlite(writer.begin().await?),
             Self::Postgres(postgres) => {
                 let place = postgres.per_lab.take(lab).await;
-                DbTx::Postgres(postgres.transactions.begin().await?, place)
+                let mut tx = postgres.transactions.begin().await?;
+                if gates::is_scheduled() {
+                    gates::runs_on(statements::backend_pid(&mut tx).await?, true);
+                }
+                DbTx::Postgres(tx, place)
             }
         })
+    }
+
+    /// The backends that keep PostgreSQL backend `pid` waiting for a lock
+    /// (see [`Statements::blocking_backends`]); none on SQLite, where no
+    /// request holds the writer across a gate.
+    pub async fn blocking_backends(&self, pid: i32) -> sqlx::Result<Vec<i32>> {
+        match self {
+            Self::Sqlite { .. } => Ok(Vec::new()),
+            Self::Postgres(postgres) => postgres.statements.blocking_backends(pid).await,
+        }
     }
 
     /// The most orders one lab may hold on each server: an order past it is

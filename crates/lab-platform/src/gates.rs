@@ -19,6 +19,19 @@ use lab_wire::Gate;
 pub trait Turnstile: Send + Sync + 'static {
     /// Returns once the request may go on to do `next`.
     fn pass(&self, next: Gate) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+
+    /// The request's next statement runs on the PostgreSQL backend `pid`
+    /// (with `whole_transaction`, every statement until its transaction
+    /// ends): where the schedule looks to tell a statement the database
+    /// makes wait from a slow one.
+    fn runs_on(&self, _pid: i32, _whole_transaction: bool) {}
+
+    /// The request starts (`true`) or stops (`false`) waiting for a lock
+    /// in the server's own memory (the locked design's).
+    fn waits_for_server_lock(&self, _waiting: bool) {}
+
+    /// The request takes (`true`) or lets go of (`false`) such a lock.
+    fn holds_server_lock(&self, _holding: bool) {}
 }
 
 tokio::task_local! {
@@ -30,6 +43,30 @@ pub async fn wait_at(next: Gate) {
     if let Ok(turnstile) = TURNSTILE.try_with(Arc::clone) {
         turnstile.pass(next).await;
     }
+}
+
+/// Whether this request runs under a schedule (so its storage reports
+/// the backend its statements run on, which costs a round trip).
+pub fn is_scheduled() -> bool {
+    TURNSTILE.try_with(|_| ()).is_ok()
+}
+
+/// Tells a scheduled request's schedule which PostgreSQL backend runs its
+/// next statement, or its transaction (see [`Turnstile::runs_on`]).
+pub fn runs_on(pid: i32, whole_transaction: bool) {
+    let _ = TURNSTILE.try_with(|turnstile| turnstile.runs_on(pid, whole_transaction));
+}
+
+/// Tells a scheduled request's schedule that it starts or stops waiting
+/// for a lock of the server's own (see [`Turnstile::waits_for_server_lock`]).
+pub fn waits_for_server_lock(waiting: bool) {
+    let _ = TURNSTILE.try_with(|turnstile| turnstile.waits_for_server_lock(waiting));
+}
+
+/// Tells a scheduled request's schedule that it takes or lets go of a lock
+/// of the server's own (see [`Turnstile::holds_server_lock`]).
+pub fn holds_server_lock(holding: bool) {
+    let _ = TURNSTILE.try_with(|turnstile| turnstile.holds_server_lock(holding));
 }
 
 /// Like [`wait_at`], for a statement inside a transaction, or its commit
@@ -73,6 +110,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_without_a_schedule_passes_every_gate_untouched() {
+        assert!(!is_scheduled());
+        runs_on(7, false);
         wait_at(Gate::LookUp).await;
         wait_in_transaction(Gate::Commit, false).await;
     }
@@ -81,6 +120,7 @@ mod tests {
     async fn a_scheduled_request_meets_each_gate_in_order() {
         let recorder = Arc::new(Recorder::default());
         run_scheduled(recorder.clone(), async {
+            assert!(is_scheduled());
             wait_at(Gate::LookUp).await;
             wait_at(Gate::InsertOrder).await;
             wait_in_transaction(Gate::Commit, false).await;

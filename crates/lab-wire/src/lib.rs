@@ -20,6 +20,6 @@ pub use key::{IdempotencyKey, InvalidKey};
 pub use lab::{InvalidLabId, InvalidLabSecret, LabId, LabSecret};
 pub use order::{InvalidOrder, NewOrder, Order};
 pub use problem::Problem;
-pub use schedule::{CopyState, Gate, ScheduleView, ScheduledCopy};
+pub use schedule::{BlockedOn, CopyState, Gate, ScheduleView, ScheduledCopy};
 pub use step::{KeyFound, STEPS_MISSED_EVENT, Step, StepKind, StepsMissed};
 pub use timestamp::{InvalidTimestamp, Timestamp};

@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Gate {
+    /// Take the key's lock in the server's own memory (the locked design).
+    TakeLock,
     /// Read the key's row: is there an answer (or a claim) for it?
     LookUp,
     /// Insert the key: the claim the UNIQUE constraint decides.
@@ -54,7 +56,8 @@ pub enum Gate {
 
 impl Gate {
     /// Every gate, in the order of [`Gate`]'s variants.
-    pub const ALL: [Gate; 18] = [
+    pub const ALL: [Gate; 19] = [
+        Gate::TakeLock,
         Gate::LookUp,
         Gate::Claim,
         Gate::TakeOver,
@@ -86,10 +89,33 @@ pub enum CopyState {
         /// What it will do once released.
         next: Gate,
     },
-    /// Released: running its statement (or waiting for the database).
+    /// Released: running its statement.
     Running,
+    /// Released, but its statement cannot finish until another request
+    /// lets go of what it holds.
+    Blocked {
+        /// What it waits for.
+        on: BlockedOn,
+        /// The copy of this schedule that holds it, if it is one.
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 255))]
+        by: Option<u8>,
+    },
     /// Its work has ended (answered, crashed or hung up).
     Finished,
+}
+
+/// What a blocked request waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum BlockedOn {
+    /// The database: on PostgreSQL, a row another open transaction has
+    /// written (a second insert of the same key waits to see whether the
+    /// first commits). Read from the database's own lock table.
+    Database,
+    /// A lock in the server's own memory (the locked design's per-key lock).
+    ServerLock,
 }
 
 /// One request that joined a schedule.
@@ -137,8 +163,8 @@ mod tests {
                     .to_owned()
             })
             .collect();
-        assert_eq!(names[0], "look-up");
-        assert_eq!(names[5], "insert-order");
+        assert_eq!(names[1], "look-up");
+        assert_eq!(names[6], "insert-order");
         let mut unique = names.clone();
         unique.sort();
         unique.dedup();
@@ -155,6 +181,23 @@ mod tests {
         let json = serde_json::to_value(&copy).unwrap();
         assert_eq!(json["state"], "at-gate");
         assert_eq!(json["next"], "claim");
+        assert_eq!(serde_json::from_value::<ScheduledCopy>(json).unwrap(), copy);
+    }
+
+    #[test]
+    fn a_blocked_copy_names_what_it_waits_for_and_the_copy_that_holds_it() {
+        let copy = ScheduledCopy {
+            copy: 2,
+            request: 9,
+            state: CopyState::Blocked {
+                on: BlockedOn::Database,
+                by: Some(1),
+            },
+        };
+        let json = serde_json::to_value(&copy).unwrap();
+        assert_eq!(json["state"], "blocked");
+        assert_eq!(json["on"], "database");
+        assert_eq!(json["by"], 1);
         assert_eq!(serde_json::from_value::<ScheduledCopy>(json).unwrap(), copy);
     }
 }

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::schedule::Gate;
+use crate::schedule::{BlockedOn, Gate};
 
 /// One step of one request, as a server took it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,6 +140,19 @@ pub enum StepKind {
         /// What it will do once released.
         next: Gate,
     },
+    /// A scheduled request, released, cannot finish its statement until
+    /// another request lets go of what it holds.
+    Blocked {
+        /// What it waits for.
+        on: BlockedOn,
+        /// The request that holds it, if it is one of its schedule's copies.
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        #[cfg_attr(
+            feature = "openapi",
+            schema(minimum = 0, maximum = 9_007_199_254_740_991_u64)
+        )]
+        by: Option<u64>,
+    },
 }
 
 /// A step kind as it arrives: its tag and the fields of every kind, flat.
@@ -155,6 +168,8 @@ struct FlatStepKind {
     status: Option<u16>,
     replayed: Option<bool>,
     next: Option<Gate>,
+    on: Option<BlockedOn>,
+    by: Option<u64>,
 }
 
 impl TryFrom<FlatStepKind> for StepKind {
@@ -196,6 +211,10 @@ impl TryFrom<FlatStepKind> for StepKind {
             "response-dropped" => Self::ResponseDropped,
             "at-gate" => Self::AtGate {
                 next: flat.next.ok_or_else(|| missing("next"))?,
+            },
+            "blocked" => Self::Blocked {
+                on: flat.on.ok_or_else(|| missing("on"))?,
+                by: flat.by,
             },
             other => return Err(format!("unknown step {other:?}")),
         })
@@ -268,6 +287,14 @@ mod tests {
             AtGate {
                 next: Gate::InsertOrder,
             },
+            Blocked {
+                on: BlockedOn::Database,
+                by: Some(3),
+            },
+            Blocked {
+                on: BlockedOn::ServerLock,
+                by: None,
+            },
         ];
         for kind in &kinds {
             match kind {
@@ -293,7 +320,8 @@ mod tests {
                 | Cancelled
                 | Answered { .. }
                 | ResponseDropped
-                | AtGate { .. } => {}
+                | AtGate { .. }
+                | Blocked { .. } => {}
             }
         }
         kinds
@@ -319,6 +347,7 @@ mod tests {
             r#"{"step":"answered","status":201}"#,
             r#"{"found":"nothing"}"#,
             r#"{"step":"at-gate"}"#,
+            r#"{"step":"blocked","by":1}"#,
         ] {
             assert!(serde_json::from_str::<StepKind>(bad).is_err(), "{bad}");
         }

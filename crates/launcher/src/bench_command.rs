@@ -119,37 +119,19 @@ async fn bench_classroom(
 ) -> ExitCode {
     // Each learner's step stream holds a connection, both of whose ends are in this process.
     lab_platform::serve::raise_open_files_limit();
-    let (database_url, name) = match &storage {
-        bench::Storage::Sqlite => {
-            let file = std::env::temp_dir().join(format!("classroom-{}.db", uuid::Uuid::new_v4()));
-            (format!("sqlite://{}", file.display()), "sqlite")
-        }
-        bench::Storage::Postgres(url) => (url.clone(), "postgres"),
+    let database_url = match &storage {
+        bench::Storage::Sqlite => None,
+        bench::Storage::Postgres(url) => Some(url.clone()),
     };
-    let settings = crate::Settings {
-        addr: "127.0.0.1:0".parse().expect("an address"),
-        storage: lab_core::StorageArgs {
-            database_url,
-            transaction_connections,
-            ..Default::default()
-        },
-        limits: Default::default(),
-        timeouts: Default::default(),
-        teacher: Default::default(),
-        workshop: Default::default(),
-        replicas: 1,
-        ui_dir: std::env::temp_dir().join("idempotency-lab-no-page"),
-    };
-    let application = match crate::Application::build(&settings).await {
-        Ok(application) => application,
-        Err(error) => {
-            eprintln!("error: {error}");
-            eprintln!("(without PostgreSQL, run with --storage sqlite)");
-            return ExitCode::from(2);
-        }
-    };
-    let base = format!("http://{}", application.local_addr());
-    tokio::spawn(application.run_until(std::future::pending()));
+    let (base, name) =
+        match crate::local_lab::start_lab(database_url, transaction_connections).await {
+            Ok(started) => started,
+            Err(error) => {
+                eprintln!("error: {error}");
+                eprintln!("(without PostgreSQL, run with --storage sqlite)");
+                return ExitCode::from(2);
+            }
+        };
     eprintln!("{learners} learners go through the lesson on {name} …");
     let report =
         match crate::classroom::simulate(&base, learners, name, transaction_connections).await {

@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::bench_command::{BENCH_AFTER_HELP, BenchArgs, bench};
+use crate::explore_command::{EXPLORE_AFTER_HELP, ExploreArgs, explore};
 use crate::{Application, Settings};
 
 /// Idempotency Lab: six order servers side by side — naive, naive + lock
@@ -34,6 +35,9 @@ enum Command {
     /// Measure the naive, safe, transactional and one-trip servers under load on SQLite and PostgreSQL, next to a no-HTTP baseline
     #[command(after_help = BENCH_AFTER_HELP)]
     Bench(BenchArgs),
+    /// Run every order in which copies of one order can pass their statements, on a design's real server and database, and count the orders each left
+    #[command(after_help = EXPLORE_AFTER_HELP)]
+    Explore(Box<ExploreArgs>),
 }
 
 const PROBE_AFTER_HELP: &str = "\
@@ -142,6 +146,7 @@ impl Cli {
             Some(Command::Serve(settings)) => serve(settings).await,
             Some(Command::Probe(args)) => probe(args).await,
             Some(Command::Bench(args)) => bench(args).await,
+            Some(Command::Explore(args)) => explore(*args).await,
         }
     }
 }

@@ -11,6 +11,8 @@
 mod bench_command;
 mod classroom;
 pub mod cli;
+mod explore_command;
+mod local_lab;
 pub mod openapi;
 pub mod page;
 mod replicas;

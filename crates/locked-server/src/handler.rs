@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use axum::Router;
 use axum::response::Response;
 use lab_core::routes::order_routes;
-use lab_core::{LabError, OrderRequest, OrderServer, ServerState, ServerStorage, Shop};
-use lab_wire::LabId;
+use lab_core::{LabError, OrderRequest, OrderServer, ServerState, ServerStorage, Shop, gates};
+use lab_wire::{Gate, LabId};
 use naive_server::handler::check_then_act;
 
 use crate::store::KEYS;
@@ -45,9 +45,14 @@ async fn locked_flow(
 ) -> Result<Response, LabError> {
     let lock = locks.of(&request.lab, request.key.as_str());
     // A second request with this key waits here, in this process only.
+    gates::wait_at(Gate::TakeLock).await;
+    gates::waits_for_server_lock(true);
     let held = lock.lock().await;
+    gates::waits_for_server_lock(false);
+    gates::holds_server_lock(true);
     let answer = check_then_act(&KEYS, request, shop).await;
     drop(held);
+    gates::holds_server_lock(false);
     locks.forget_if_unused(lock);
     answer
 }

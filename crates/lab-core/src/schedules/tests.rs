@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use lab_platform::gates::{run_scheduled, wait_at};
-use lab_wire::{CopyState, Gate, LabId};
+use lab_wire::{CopyState, Gate, LabId, StepKind};
 
 use super::*;
 use crate::steps::{StepHub, Steps};

@@ -25,6 +25,8 @@ use sqlx::postgres::{PgPool, PgTypeInfo, Postgres as Pg};
 use sqlx::{Connection, Describe, Either, Error, Execute, Executor, SqlStr};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::gates;
+
 /// A fixed number of connections to one PostgreSQL database, opened as
 /// statements need them and kept open; `&Statements` runs a statement (it
 /// is an sqlx `Executor`). The shared code's short transactions
@@ -98,16 +100,28 @@ impl Statements {
         .map_err(|_| Error::PoolTimedOut)?
         .map_err(|_| Error::PoolClosed)?;
         let idle = shared.idle.lock().ok().and_then(|mut idle| idle.pop());
-        let connection = match idle {
+        let mut connection = match idle {
             Some(connection) => connection,
             None => PgConnection::connect_with(&shared.options).await?,
         };
+        if gates::is_scheduled() {
+            gates::runs_on(backend_pid(&mut connection).await?, false);
+        }
         Ok(Lease {
             connection: Some(connection),
             settled: false,
             shared,
             _permit: permit,
         })
+    }
+
+    /// The backends that keep PostgreSQL backend `pid` waiting for a lock
+    /// (none if it is not waiting): the database's own word on who blocks whom.
+    pub async fn blocking_backends(&self, pid: i32) -> Result<Vec<i32>, Error> {
+        sqlx::query_scalar("SELECT pg_blocking_pids($1)")
+            .bind(pid)
+            .fetch_one(self)
+            .await
     }
 
     /// Closes the idle connections and lends no more.
@@ -121,6 +135,14 @@ impl Statements {
             let _ = connection.close().await;
         }
     }
+}
+
+/// The PostgreSQL backend (server process) `connection` talks to: how
+/// `pg_locks` and `pg_blocking_pids` name it.
+pub(crate) async fn backend_pid(connection: &mut PgConnection) -> Result<i32, Error> {
+    sqlx::query_scalar("SELECT pg_backend_pid()")
+        .fetch_one(connection)
+        .await
 }
 
 impl Lease {
