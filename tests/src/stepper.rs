@@ -106,6 +106,19 @@ impl Stepper {
         response.json().await.expect("a schedule")
     }
 
+    /// Crashes copy `copy` at the gate it waits at; answers, like a
+    /// release, once every copy has settled.
+    pub async fn crash(&mut self, copy: u8) -> ScheduleView {
+        let response = reqwest::Client::new()
+            .post(format!("{}/copies/{copy}/crash", self.schedule_url))
+            .header(LAB_SECRET, &self.server.secret)
+            .send()
+            .await
+            .expect("the crash answers");
+        assert_eq!(response.status(), 200, "crashing copy {copy}");
+        response.json().await.expect("a schedule")
+    }
+
     /// Waits until copy `copy` reports a step that `wanted` accepts (after
     /// the last one waited for), and returns it.
     pub async fn wait_for_step(

@@ -3,7 +3,7 @@
 //! shortest such schedule replays exactly), the designs that promise one
 //! order keep it in all of them.
 
-use explorer::{Plan, Target, run_schedule};
+use explorer::{Choice, Plan, Target, run_schedule};
 use lab_core::OrderServer;
 use lab_e2e::{Backend, on_both_backends, spawn_server};
 use lab_wire::{Gate, StepKind};
@@ -17,14 +17,22 @@ on_both_backends!(
     safe_keeps_one_order_in_every_schedule,
     onetrip_keeps_one_order_in_every_schedule,
     locked_in_one_process_keeps_one_order_in_every_schedule,
+    onetrip_keeps_one_order_with_a_crash_anywhere_and_the_retry,
 );
 
 async fn explore<S: OrderServer>(backend: Backend) -> (Target, explorer::Report) {
+    explore_with::<S>(backend, false).await
+}
+
+/// Every schedule of two copies on server `S`; with `crash`, also every
+/// crash of one copy at any gate, followed by its client's retry.
+async fn explore_with<S: OrderServer>(backend: Backend, crash: bool) -> (Target, explorer::Report) {
     let server = spawn_server::<S>(backend).await;
     let target = Target::new(server.orders_url.clone());
     let plan = Plan {
         design: S::NAME.to_owned(),
         copies: 2,
+        crash,
         max_schedules: 2_000,
     };
     let report = explorer::explore(&target, &plan)
@@ -34,18 +42,32 @@ async fn explore<S: OrderServer>(backend: Backend) -> (Target, explorer::Report)
     (target, report)
 }
 
-/// The step kinds each request took, requests numbered in order of arrival
-/// (the server's own numbers differ from run to run).
-fn story(run: &explorer::ScheduleRun) -> Vec<(usize, StepKind)> {
+/// The steps each copy took, copies in order of arrival. Two copies that
+/// move at once (a waiting copy let in by a crash, and the retry) report
+/// in either order, so each copy's own story is what replays exactly; the
+/// server's request numbers (in a `blocked` step) become copy numbers.
+fn story(run: &explorer::ScheduleRun) -> Vec<Vec<StepKind>> {
     let mut requests: Vec<u64> = Vec::new();
-    run.steps
+    for step in &run.steps {
+        if !requests.contains(&step.request) {
+            requests.push(step.request);
+        }
+    }
+    let copy_of = |request: u64| requests.iter().position(|&r| r == request).unwrap() as u64 + 1;
+    requests
         .iter()
-        .map(|step| {
-            if !requests.contains(&step.request) {
-                requests.push(step.request);
-            }
-            let nth = requests.iter().position(|&r| r == step.request).unwrap() + 1;
-            (nth, step.kind)
+        .map(|&request| {
+            run.steps
+                .iter()
+                .filter(|step| step.request == request)
+                .map(|step| match step.kind {
+                    StepKind::Blocked { on, by } => StepKind::Blocked {
+                        on,
+                        by: by.map(copy_of),
+                    },
+                    kind => kind,
+                })
+                .collect()
         })
         .collect()
 }
@@ -61,7 +83,7 @@ async fn naive_leaves_two_orders_in_some_schedules_and_the_shortest_replays_exac
         "running one copy first keeps one order"
     );
     // Every schedule is different, and each ran to its end.
-    let mut schedules: Vec<&Vec<u8>> = report.runs.iter().map(|run| &run.schedule).collect();
+    let mut schedules: Vec<&Vec<Choice>> = report.runs.iter().map(|run| &run.schedule).collect();
     schedules.dedup();
     assert_eq!(schedules.len(), report.runs.len());
     assert!(report.runs.iter().all(|run| run.answers.len() == 2));
@@ -72,7 +94,7 @@ async fn naive_leaves_two_orders_in_some_schedules_and_the_shortest_replays_exac
         let found = shortest
             .moves
             .iter()
-            .position(|m| m.copy == copy && m.gate == gate);
+            .position(|m| m.choice == Choice::Release(copy) && m.gate == gate);
         found.unwrap_or_else(|| panic!("copy {copy} ran {gate:?}: {shortest:?}"))
     };
     assert!(
@@ -80,7 +102,7 @@ async fn naive_leaves_two_orders_in_some_schedules_and_the_shortest_replays_exac
         "{}",
         shortest.schedule_text()
     );
-    let again = run_schedule(&target, 2, &shortest.schedule)
+    let again = run_schedule(&target, 2, &shortest.schedule, false)
         .await
         .expect("the schedule replays");
     assert_eq!(again.schedule, shortest.schedule);
@@ -111,4 +133,42 @@ async fn onetrip_keeps_one_order_in_every_schedule(backend: Backend) {
 
 async fn locked_in_one_process_keeps_one_order_in_every_schedule(backend: Backend) {
     keeps_one_order::<LockedServer>(backend).await;
+}
+
+async fn onetrip_keeps_one_order_with_a_crash_anywhere_and_the_retry(backend: Backend) {
+    let (_, report) = explore_with::<OneTripServer>(backend, true).await;
+    let crashed = |run: &&explorer::ScheduleRun| {
+        run.schedule
+            .iter()
+            .any(|choice| matches!(choice, Choice::Crash(_)))
+    };
+    assert!(report.runs.iter().filter(crashed).count() > report.runs.len() / 2);
+    assert_eq!(report.broken().count(), 0, "{}", report.summary());
+    // A copy that crashed got no answer; its retry was answered.
+    for run in report.runs.iter().filter(crashed) {
+        assert_eq!(run.answers.len(), 3, "{}", run.schedule_text());
+        assert_eq!(run.answers.iter().filter(|a| a.status.is_none()).count(), 1);
+    }
+}
+
+/// The in-process lock holds in one process until its holder dies: a
+/// crash after the order is written lets the waiting copy in, and it finds
+/// no answer. Every schedule with a crash anywhere, on SQLite.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn locked_leaves_two_orders_when_the_lock_holder_crashes_after_writing_the_order() {
+    let (target, report) = explore_with::<LockedServer>(Backend::Sqlite, true).await;
+    assert!(report.broken().count() > 0, "{}", report.summary());
+    assert!(
+        report
+            .broken()
+            .all(|run| run.schedule.contains(&Choice::Crash(1))
+                || run.schedule.contains(&Choice::Crash(2))),
+        "without a crash the lock keeps one order"
+    );
+    let shortest = report.shortest_counterexample().unwrap();
+    let again = run_schedule(&target, 2, &shortest.schedule, true)
+        .await
+        .expect("the schedule replays");
+    assert_eq!(story(&again), story(shortest));
+    assert_eq!(again.orders.len(), 2);
 }

@@ -301,3 +301,41 @@ async fn on_postgres_a_released_claim_is_blocked_by_the_other_transaction_then_m
     );
     assert_eq!(server.orders().await.len(), 1);
 }
+
+/// A crash at a gate inside a transaction drops it: PostgreSQL rolls the
+/// claim back, and the client's retry claims the key and orders once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn on_postgres_a_crash_inside_the_transaction_rolls_the_claim_back_for_the_retry() {
+    let server = spawn_server::<TransactionalServer>(Backend::Postgres).await;
+    let key = new_key();
+    let mut stepper = Stepper::open(&server, &key).await;
+    stepper.add_copy().await;
+    assert_eq!(stepper.step(1).await, Some(Gate::Begin));
+    assert_eq!(stepper.step(1).await, Some(Gate::Claim));
+    assert_eq!(stepper.step(1).await, Some(Gate::InsertOrder));
+    let view = stepper.crash(1).await;
+    assert_eq!(view.copies[0].state, CopyState::Finished, "{view:?}");
+    assert_eq!(stepper.wait_for(1).await, None, "its story ends");
+    assert_eq!(stepper.steps_of(1).last(), Some(&StepKind::Crashed));
+
+    // The retry finds no claim: the crashed transaction was rolled back.
+    assert_eq!(stepper.add_copy().await, Gate::LookUp);
+    let retry = stepper.run_to_end(2).await;
+    assert_eq!(
+        retry,
+        [
+            Gate::LookUp,
+            Gate::Begin,
+            Gate::Claim,
+            Gate::InsertOrder,
+            Gate::SaveAnswer,
+            Gate::Commit,
+            Gate::Answer
+        ]
+    );
+    assert!(stepper.steps_of(2).contains(&StepKind::KeyClaimed));
+    let answers = stepper.answers().await;
+    assert!(answers[0].is_unanswered(), "{answers:?}");
+    assert!(answers[1].is_new_order(), "{answers:?}");
+    assert_eq!(server.orders().await.len(), 1);
+}

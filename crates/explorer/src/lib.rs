@@ -24,6 +24,6 @@ mod search;
 mod steps;
 
 pub use error::ExploreError;
-pub use report::{Answer, Move, Report, ScheduleRun, schedule_text};
+pub use report::{Answer, Choice, Move, Report, ScheduleRun, parse_schedule, schedule_text};
 pub use run::{Target, run_schedule};
 pub use search::{Plan, explore};

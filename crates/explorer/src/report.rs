@@ -2,15 +2,71 @@
 //! the moves, the steps the server reported, the orders it left and the
 //! answers each copy got.
 
-use lab_wire::{Gate, Step};
-use serde::Serialize;
+use std::fmt;
+use std::str::FromStr;
 
-/// One release: which copy moved, from which gate.
+use lab_wire::{Gate, Step};
+use serde::{Serialize, Serializer};
+
+/// One choice of a schedule: let a copy through its gate (`1`), or crash
+/// it there (`x1`), as if the server died before that statement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Choice {
+    /// The copy runs the statement at its gate.
+    Release(u8),
+    /// The copy's work ends at its gate; its client gets no answer and
+    /// retries with the same key (a new copy).
+    Crash(u8),
+}
+
+impl Choice {
+    /// The copy it names.
+    pub fn copy(self) -> u8 {
+        match self {
+            Self::Release(copy) | Self::Crash(copy) => copy,
+        }
+    }
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Release(copy) => write!(f, "{copy}"),
+            Self::Crash(copy) => write!(f, "x{copy}"),
+        }
+    }
+}
+
+impl FromStr for Choice {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let (crash, number) = match text.strip_prefix('x') {
+            Some(number) => (true, number),
+            None => (false, text),
+        };
+        match number.parse::<u8>() {
+            Ok(copy @ 1..=4) if crash => Ok(Self::Crash(copy)),
+            Ok(copy @ 1..=4) => Ok(Self::Release(copy)),
+            _ => Err(format!(
+                "{text:?} is not a choice: a copy (1 to 4), or x and a copy to crash it"
+            )),
+        }
+    }
+}
+
+impl Serialize for Choice {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// One choice carried out: which copy, at which gate, and whether it crashed there.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Move {
-    /// The copy released (1, 2, …).
-    pub copy: u8,
-    /// The statement it ran (what its gate said it would do next).
+    /// The choice.
+    pub choice: Choice,
+    /// The statement at its gate: run (a release) or never run (a crash).
     pub gate: Gate,
 }
 
@@ -30,13 +86,13 @@ pub struct Answer {
 /// One schedule, run to its end on the real server.
 #[derive(Debug, Clone, Serialize)]
 pub struct ScheduleRun {
-    /// The copies released, in order: the schedule (`1 2 1 …`).
-    pub schedule: Vec<u8>,
-    /// Each release and the statement it let run.
+    /// The choices, in order: the schedule (`1 2 1 x1 3 …`).
+    pub schedule: Vec<Choice>,
+    /// Each choice and the gate it was made at.
     pub moves: Vec<Move>,
-    /// Before each release, the copies that could have moved.
+    /// Before each choice, the choices there were.
     #[serde(skip)]
-    pub enabled: Vec<Vec<u8>>,
+    pub enabled: Vec<Vec<Choice>>,
     /// Every step the copies reported, in the server's order.
     pub steps: Vec<Step>,
     /// The orders the key was left with (their ids).
@@ -65,10 +121,15 @@ impl ScheduleRun {
     }
 }
 
-/// A schedule as text: the copies released, separated by spaces.
-pub fn schedule_text(schedule: &[u8]) -> String {
-    let copies: Vec<String> = schedule.iter().map(u8::to_string).collect();
-    copies.join(" ")
+/// A schedule as text: its choices, separated by spaces (`1 2 x1 3`).
+pub fn schedule_text(schedule: &[Choice]) -> String {
+    let choices: Vec<String> = schedule.iter().map(Choice::to_string).collect();
+    choices.join(" ")
+}
+
+/// `1 2 x1 3` as the choices it names.
+pub fn parse_schedule(text: &str) -> Result<Vec<Choice>, String> {
+    text.split_whitespace().map(str::parse).collect()
 }
 
 /// Every schedule of one design and number of copies.
@@ -78,6 +139,8 @@ pub struct Report {
     pub design: String,
     /// How many copies of the order were sent.
     pub copies: u8,
+    /// Whether each schedule could also crash one copy at any gate.
+    pub crash: bool,
     /// Every schedule, in the order they were run.
     pub runs: Vec<ScheduleRun>,
 }
@@ -99,8 +162,9 @@ impl Report {
     /// shortest counterexample `1 2 1 1 1 2 2 2``.
     pub fn summary(&self) -> String {
         let broken = self.broken().count();
+        let crash = if self.crash { ", a crash anywhere" } else { "" };
         let mut line = format!(
-            "{}, {} copies: {} schedules, {} left more than one order",
+            "{}, {} copies{crash}: {} schedules, {} left more than one order",
             self.design,
             self.copies,
             self.runs.len(),
@@ -122,7 +186,7 @@ mod tests {
 
     fn run(schedule: &[u8], orders: &[&str], answers: &[(u16, &str)]) -> ScheduleRun {
         ScheduleRun {
-            schedule: schedule.to_vec(),
+            schedule: schedule.iter().map(|&copy| Choice::Release(copy)).collect(),
             moves: Vec::new(),
             enabled: Vec::new(),
             steps: Vec::new(),
@@ -149,10 +213,33 @@ mod tests {
     }
 
     #[test]
+    fn a_schedule_reads_back_as_it_is_written_and_refuses_what_is_not_a_choice() {
+        let schedule = parse_schedule("1 2  x1 3").unwrap();
+        assert_eq!(
+            schedule,
+            [
+                Choice::Release(1),
+                Choice::Release(2),
+                Choice::Crash(1),
+                Choice::Release(3)
+            ]
+        );
+        assert_eq!(schedule_text(&schedule), "1 2 x1 3");
+        for bad in ["0", "5", "x", "y1", "1.0", "-1"] {
+            assert!(parse_schedule(bad).is_err(), "{bad}");
+        }
+        assert!(
+            Choice::Release(2) < Choice::Crash(1),
+            "a release comes first"
+        );
+    }
+
+    #[test]
     fn the_summary_names_the_shortest_counterexample_first_in_order() {
         let report = Report {
             design: "naive".into(),
             copies: 2,
+            crash: false,
             runs: vec![
                 run(&[1, 1, 2, 2], &["a"], &[(201, "a"), (201, "a")]),
                 run(&[2, 1, 2, 1, 1], &["a", "b"], &[]),

@@ -6,7 +6,7 @@ use lab_wire::{CopyState, Order, ScheduleView, StepKind};
 use tokio::task::JoinHandle;
 
 use crate::error::ExploreError;
-use crate::report::{Answer, Move, ScheduleRun, schedule_text};
+use crate::report::{Answer, Choice, Move, ScheduleRun, schedule_text};
 use crate::steps::StepStream;
 
 /// The order every copy sends.
@@ -83,13 +83,18 @@ impl Target {
         self.schedule_view(&url, request, 200).await
     }
 
-    async fn release(
+    /// Carries out `choice`: a release, or a crash.
+    async fn make(
         &self,
         secret: &str,
         id: &str,
-        copy: u8,
+        choice: Choice,
     ) -> Result<ScheduleView, ExploreError> {
-        let url = format!("{}/schedules/{id}/copies/{copy}/release", self.root());
+        let (copy, what) = match choice {
+            Choice::Release(copy) => (copy, "release"),
+            Choice::Crash(copy) => (copy, "crash"),
+        };
+        let url = format!("{}/schedules/{id}/copies/{copy}/{what}", self.root());
         let request = self.client.post(&url).header(LAB_SECRET, secret);
         self.schedule_view(&url, request, 200).await
     }
@@ -153,13 +158,27 @@ impl Target {
     }
 }
 
-/// Runs one schedule of `copies` copies on `target`: releases the copies
-/// `choose` names, in order, then the lowest copy that can move until none
-/// can. Each run has a lab and a key of its own.
+/// Waits until a request other than `known` stops at its first gate; returns its number.
+async fn first_gate(stream: &mut StepStream, known: &[u64]) -> Result<u64, ExploreError> {
+    let first = stream
+        .until(0, |step| {
+            !known.contains(&step.request) && matches!(step.kind, StepKind::AtGate { .. })
+        })
+        .await?;
+    Ok(first.request)
+}
+
+/// Runs one schedule of `copies` copies on `target`: makes the choices
+/// `choose` names, in order, then releases the lowest copy that can move
+/// until none can. With `crash`, each point also offers to crash any
+/// waiting copy there, once per schedule; the crashed copy's client then
+/// retries with the same key, as a new copy. Each run has a lab and a key
+/// of its own.
 pub async fn run_schedule(
     target: &Target,
     copies: u8,
-    choose: &[u8],
+    choose: &[Choice],
+    crash: bool,
 ) -> Result<ScheduleRun, ExploreError> {
     let secret = format!("explore-{}", uuid::Uuid::new_v4().simple());
     let key = uuid::Uuid::new_v4().to_string();
@@ -172,13 +191,7 @@ pub async fn run_schedule(
     let mut clients = Vec::new();
     for copy in 1..=copies {
         clients.push(target.send_copy(&secret, &key, &id, copy));
-        let known = requests.clone();
-        let first = stream
-            .until(0, |step| {
-                !known.contains(&step.request) && matches!(step.kind, StepKind::AtGate { .. })
-            })
-            .await?;
-        requests.push(first.request);
+        requests.push(first_gate(&mut stream, &requests).await?);
     }
 
     let mut view = target.view(&secret, &id).await?;
@@ -190,22 +203,27 @@ pub async fn run_schedule(
         orders: Vec::new(),
         answers: Vec::new(),
     };
+    let mut crashed = false;
     loop {
-        let enabled: Vec<u8> = view
+        let waiting: Vec<u8> = view
             .copies
             .iter()
             .filter(|copy| matches!(copy.state, CopyState::AtGate { .. }))
             .map(|copy| copy.copy)
             .collect();
+        let mut enabled: Vec<Choice> = waiting.iter().map(|&copy| Choice::Release(copy)).collect();
+        if crash && !crashed {
+            enabled.extend(waiting.iter().map(|&copy| Choice::Crash(copy)));
+        }
         let at = run.schedule.len();
+        let not_enabled = |choice: Choice| ExploreError::NotEnabled {
+            schedule: schedule_text(choose),
+            copy: choice.copy(),
+            at: at + 1,
+        };
         if enabled.is_empty() {
-            if let Some(&copy) = choose.get(at) {
-                let schedule = schedule_text(choose);
-                return Err(ExploreError::NotEnabled {
-                    schedule,
-                    copy,
-                    at: at + 1,
-                });
+            if let Some(&choice) = choose.get(at) {
+                return Err(not_enabled(choice));
             }
             break;
         }
@@ -214,30 +232,32 @@ pub async fn run_schedule(
                 "the copies were still waiting at gates after {MOST_MOVES} releases"
             )));
         }
-        let copy = match choose.get(at) {
-            Some(&copy) if enabled.contains(&copy) => copy,
-            Some(&copy) => {
-                let schedule = schedule_text(choose);
-                return Err(ExploreError::NotEnabled {
-                    schedule,
-                    copy,
-                    at: at + 1,
-                });
-            }
+        let choice = match choose.get(at) {
+            Some(&choice) if enabled.contains(&choice) => choice,
+            Some(&choice) => return Err(not_enabled(choice)),
             None => enabled[0],
         };
         let gate = view
             .copies
             .iter()
             .find_map(|scheduled| match scheduled.state {
-                CopyState::AtGate { next } if scheduled.copy == copy => Some(next),
+                CopyState::AtGate { next } if scheduled.copy == choice.copy() => Some(next),
                 _ => None,
             })
             .expect("an enabled copy waits at a gate");
-        view = target.release(&secret, &id, copy).await?;
+        view = target.make(&secret, &id, choice).await?;
         run.enabled.push(enabled);
-        run.schedule.push(copy);
-        run.moves.push(Move { copy, gate });
+        run.schedule.push(choice);
+        run.moves.push(Move { choice, gate });
+        if let Choice::Crash(_) = choice {
+            // Its client saw the connection close: it retries with the
+            // same key, and the retry is one more copy.
+            crashed = true;
+            let retry = u8::try_from(clients.len() + 1).expect("a few copies");
+            clients.push(target.send_copy(&secret, &key, &id, retry));
+            requests.push(first_gate(&mut stream, &requests).await?);
+            view = target.view(&secret, &id).await?;
+        }
     }
 
     // No copy waits at a gate: each has ended, or waits for one that will

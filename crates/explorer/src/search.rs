@@ -2,7 +2,7 @@
 //! choice of which copy moves next, each schedule run once on the server.
 
 use crate::error::ExploreError;
-use crate::report::Report;
+use crate::report::{Choice, Report};
 use crate::run::{Target, run_schedule};
 
 /// What to explore.
@@ -12,6 +12,9 @@ pub struct Plan {
     pub design: String,
     /// How many copies of the order are sent (2 or 3).
     pub copies: u8,
+    /// Whether each schedule may also crash one copy at any gate (its
+    /// client then retries with the same key).
+    pub crash: bool,
     /// The most schedules to run; more is an error, not a silent cut.
     pub max_schedules: usize,
 }
@@ -19,22 +22,24 @@ pub struct Plan {
 /// Runs every schedule of `plan.copies` copies on `target`.
 ///
 /// Each run follows a prefix of choices and then always releases the
-/// lowest copy that can move, writing down the others that could have
-/// moved at each point; each such alternative, taken at that point, is
-/// the prefix of another run. So every complete schedule is run exactly
+/// lowest copy that can move, writing down the other choices there were
+/// at each point (the other copies; with crashes, crashing any of them);
+/// each such alternative, taken at that point, is the prefix of another
+/// run. So every complete schedule is run exactly
 /// once, and nothing but the server decides which copies can move.
 pub async fn explore(target: &Target, plan: &Plan) -> Result<Report, ExploreError> {
     let mut report = Report {
         design: plan.design.clone(),
         copies: plan.copies,
+        crash: plan.crash,
         runs: Vec::new(),
     };
-    let mut prefixes: Vec<Vec<u8>> = vec![Vec::new()];
+    let mut prefixes: Vec<Vec<Choice>> = vec![Vec::new()];
     while let Some(prefix) = prefixes.pop() {
         if report.runs.len() >= plan.max_schedules {
             return Err(ExploreError::TooMany(plan.max_schedules));
         }
-        let run = run_schedule(target, plan.copies, &prefix).await?;
+        let run = run_schedule(target, plan.copies, &prefix, plan.crash).await?;
         for at in prefix.len()..run.schedule.len() {
             let chosen = run.schedule[at];
             for &other in run.enabled[at].iter().filter(|&&other| other > chosen) {

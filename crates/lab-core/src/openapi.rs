@@ -18,7 +18,8 @@ use utoipa::openapi::{self as oa, RefOr, Schema};
 
 use crate::routes::{__path_delete_orders, __path_list_orders, __path_run_order_flow};
 use crate::schedule_routes::{
-    __path_close_schedule, __path_open_schedule, __path_read_schedule, __path_release_copy,
+    __path_close_schedule, __path_crash_copy, __path_open_schedule, __path_read_schedule,
+    __path_release_copy,
 };
 use crate::step_stream::{__path_stream_combined_steps, __path_stream_steps};
 
@@ -33,6 +34,7 @@ use crate::step_stream::{__path_stream_combined_steps, __path_stream_steps};
         open_schedule,
         read_schedule,
         release_copy,
+        crash_copy,
         close_schedule
     ),
     components(schemas(lab_wire::Step, lab_wire::StepsMissed, lab_wire::ScheduleView))
@@ -176,6 +178,7 @@ mod tests {
                 "get /steps",
                 "post /orders",
                 "post /schedules",
+                "post /schedules/{id}/copies/{copy}/crash",
                 "post /schedules/{id}/copies/{copy}/release",
             ]
         );

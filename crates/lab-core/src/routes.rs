@@ -8,7 +8,7 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use futures::future::Either;
+use futures::future::{AbortHandle, Abortable, Either};
 use lab_wire::headers::{IDEMPOTENCY_TTL, IDEMPOTENT_REPLAYED};
 use lab_wire::{Gate, NewOrder, Order, Problem};
 
@@ -17,7 +17,7 @@ use crate::fault::Fault;
 use crate::keyless::place_without_key;
 use crate::request::{OrderHeaders, OrderPost, OrderRequest};
 use crate::schedule_routes::{
-    ScheduleHeader, close_schedule, open_schedule, read_schedule, release_copy,
+    ScheduleHeader, close_schedule, crash_copy, open_schedule, read_schedule, release_copy,
 };
 use crate::shop::Shop;
 use crate::state::ServerState;
@@ -49,6 +49,7 @@ where
         .route("/schedules", post(open_schedule))
         .route("/schedules/{id}", get(read_schedule).delete(close_schedule))
         .route("/schedules/{id}/copies/{copy}/release", post(release_copy))
+        .route("/schedules/{id}/copies/{copy}/crash", post(crash_copy))
         .method_not_allowed_fallback(method_not_allowed)
         .fallback(not_found)
         .with_state(state)
@@ -101,16 +102,19 @@ where
     // hangs up frees its lab's place only once the work it left has ended.
     let admission = state.room.admit(request.lab(), delay)?;
     let steps = state.steps.start_request(request.lab(), request.key_text());
-    let scheduled = match schedule {
-        None => None,
-        Some(id) => match state.schedules.join(request.lab(), &id, &steps) {
-            Ok(copy) => Some(Arc::new(copy)),
-            Err(refused) => {
-                let refused = Err(refused);
-                steps.record_end(&refused, |_: &Response| (0, false));
-                return refused;
+    let (scheduled, crash) = match schedule {
+        None => (None, None),
+        Some(id) => {
+            let (crash, crash_point) = AbortHandle::new_pair();
+            match state.schedules.join(request.lab(), &id, &steps, crash) {
+                Ok(copy) => (Some(Arc::new(copy)), Some(crash_point)),
+                Err(refused) => {
+                    let refused = Err(refused);
+                    steps.record_end(&refused, |_: &Response| (0, false));
+                    return refused;
+                }
             }
-        },
+        }
     };
     let flow_steps = steps.clone();
     // Without a key there is nothing for a design to guard: every server
@@ -138,6 +142,16 @@ where
         if !matches!(result, Err(LabError::SimulatedCrash)) {
             gates::wait_at(Gate::Answer).await;
         }
+        result
+    };
+    let work = async move {
+        let result = match crash {
+            // Crashed by its schedule: dropped at the gate it waited at.
+            Some(crash) => Abortable::new(work, crash)
+                .await
+                .unwrap_or(Err(LabError::SimulatedCrash)),
+            None => work.await,
+        };
         drop(admission);
         if let Some(copy) = copy {
             copy.finish();

@@ -36,6 +36,16 @@ impl<S: Send + Sync> FromRequestParts<S> for ScheduleHeader {
     }
 }
 
+/// The schedule and the copy a `/schedules/{id}/copies/{copy}/…` path
+/// names; a copy that is not a number names no copy (404).
+fn schedule_and_copy(
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<(String, u8), LabError> {
+    let Path((id, copy)) = path.map_err(|_| LabError::NotFound)?;
+    let copy = copy.parse().map_err(|_| LabError::NotFound)?;
+    Ok((id, copy))
+}
+
 /// `POST /schedules`: opens a schedule in the lab.
 #[utoipa::path(
     post,
@@ -114,14 +124,43 @@ pub(crate) async fn release_copy(
     LabToChange(lab): LabToChange,
     path: Result<Path<(String, String)>, PathRejection>,
 ) -> Result<Json<ScheduleView>, LabError> {
-    let Path((id, copy)) = path.map_err(|_| LabError::NotFound)?;
-    let copy: u8 = copy.parse().map_err(|_| LabError::NotFound)?;
+    let (id, copy) = schedule_and_copy(path)?;
     let schedules = &state.schedules;
-    Ok(Json(
-        schedules
-            .release_and_settle(&state.db, &lab, &id, copy)
-            .await?,
-    ))
+    let view = schedules.release_and_settle(&state.db, &lab, &id, copy);
+    Ok(Json(view.await?))
+}
+
+/// `POST /schedules/{id}/copies/{copy}/crash`: ends one copy's work at
+/// the gate it waits at, as if the server died there.
+#[utoipa::path(
+    post,
+    path = "/schedules/{id}/copies/{copy}/crash",
+    operation_id = "crash_copy",
+    summary = "End one copy's work at its gate, as a crash would",
+    description = "No statement after the gate runs, the copy's open transaction is dropped (the database rolls it back), and its client gets no answer (the connection closes), as when the server process dies there; its steps end with `crashed`. What it already wrote stays. The answer comes once every copy has settled, as for a release.",
+    params(
+        ("id" = String, Path, description = "The schedule's id"),
+        ("copy" = u8, Path, minimum = 1, maximum = 255, description = "The copy's number in the schedule, in order of arrival"),
+        lab_platform::access::CredentialHeaders,
+    ),
+    responses(
+        (status = 200, body = ScheduleView, description = "Crashed: the schedule once every copy has settled, this one `finished`"),
+        (status = 400, body = Problem, content_type = "application/problem+json", description = "A Lab-* header that is not valid"),
+        (status = 403, body = Problem, content_type = "application/problem+json", description = "A private lab without its secret, or the teacher's read-only token"),
+        (status = 404, body = Problem, content_type = "application/problem+json", description = "The lab has no open schedule with this id, or `copy` is not a number"),
+        (status = 409, body = Problem, content_type = "application/problem+json", description = "That copy is not waiting at a gate: it is running, has finished, or does not exist"),
+        (status = 503, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "No answer by the request deadline"),
+    ),
+)]
+pub(crate) async fn crash_copy(
+    State(state): State<ServerState>,
+    LabToChange(lab): LabToChange,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<Json<ScheduleView>, LabError> {
+    let (id, copy) = schedule_and_copy(path)?;
+    let schedules = &state.schedules;
+    let view = schedules.crash_and_settle(&state.db, &lab, &id, copy);
+    Ok(Json(view.await?))
 }
 
 /// `DELETE /schedules/{id}`: closes the schedule; its copies run on.

@@ -19,6 +19,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use futures::future::AbortHandle;
 use lab_platform::{Db, LabError, error::ScheduleRefused};
 use lab_wire::{CopyState, LabId, ScheduleView};
 use tokio::sync::Notify;
@@ -87,20 +88,7 @@ impl Schedules {
         {
             let mut state = schedule.lock();
             state.touched = Instant::now();
-            let entry = usize::from(copy)
-                .checked_sub(1)
-                .and_then(|index| state.copies.get_mut(index));
-            let Some(entry) = entry else {
-                let state = "no such copy in this schedule";
-                return Err(ScheduleRefused::NotAtGate { copy, state }.into());
-            };
-            if !matches!(entry.state, CopyState::AtGate { .. }) {
-                let state = match entry.state {
-                    CopyState::Finished => "it has finished",
-                    _ => "it is running",
-                };
-                return Err(ScheduleRefused::NotAtGate { copy, state }.into());
-            }
+            let entry = waiting_copy(&mut state, copy)?;
             entry.released = true;
             entry.state = CopyState::Running;
         }
@@ -126,6 +114,29 @@ impl Schedules {
         Ok(schedule.view())
     }
 
+    /// Ends copy `copy`'s work at the gate it waits at, as if the server
+    /// died there: no statement after it runs, its open transaction is
+    /// dropped (the database rolls it back), its client gets no answer.
+    /// Answers, like a release, once every copy has settled.
+    pub async fn crash_and_settle(
+        &self,
+        db: &Db,
+        lab: &LabId,
+        id: &str,
+        copy: u8,
+    ) -> Result<ScheduleView, LabError> {
+        let schedule = self.find(lab, id).ok_or_else(|| not_found(id))?;
+        {
+            let mut state = schedule.lock();
+            state.touched = Instant::now();
+            let entry = waiting_copy(&mut state, copy)?;
+            entry.state = CopyState::Running;
+            entry.crash.abort();
+        }
+        schedule.settle(db).await?;
+        Ok(schedule.view())
+    }
+
     /// Closes `lab`'s schedule `id`: its copies run on unscheduled.
     pub fn close(&self, lab: &LabId, id: &str) -> Result<(), LabError> {
         let mut labs = self.lock();
@@ -143,7 +154,15 @@ impl Schedules {
 
     /// Adds the request `steps` reports for to `lab`'s schedule `id`, as
     /// its next copy (the `Lab-Schedule` header).
-    pub fn join(&self, lab: &LabId, id: &str, steps: &Steps) -> Result<ScheduledRequest, LabError> {
+    /// `crash` ends its work where it stands, as a process that died there
+    /// would (see [`Self::crash_and_settle`]).
+    pub fn join(
+        &self,
+        lab: &LabId,
+        id: &str,
+        steps: &Steps,
+        crash: AbortHandle,
+    ) -> Result<ScheduledRequest, LabError> {
         let unknown = || LabError::from(ScheduleRefused::UnknownOnRequest(id.to_owned()));
         let schedule = self.find(lab, id).ok_or_else(unknown)?;
         let index = {
@@ -156,7 +175,7 @@ impl Schedules {
                 return Err(ScheduleRefused::Full { id, copies }.into());
             }
             state.touched = Instant::now();
-            state.copies.push(Entry::new(steps));
+            state.copies.push(Entry::new(steps, crash));
             state.copies.len() - 1
         };
         Ok(ScheduledRequest {
@@ -194,6 +213,25 @@ fn close_idle(labs: &mut HashMap<LabId, Vec<Arc<Schedule>>>) {
         });
         !schedules.is_empty()
     });
+}
+
+/// Copy `copy` of a schedule, if it waits at a gate.
+fn waiting_copy(state: &mut ScheduleState, copy: u8) -> Result<&mut Entry, LabError> {
+    let entry = usize::from(copy)
+        .checked_sub(1)
+        .and_then(|index| state.copies.get_mut(index));
+    let Some(entry) = entry else {
+        let state = "no such copy in this schedule";
+        return Err(ScheduleRefused::NotAtGate { copy, state }.into());
+    };
+    if !matches!(entry.state, CopyState::AtGate { .. }) {
+        let state = match entry.state {
+            CopyState::Finished => "it has finished",
+            _ => "it is running",
+        };
+        return Err(ScheduleRefused::NotAtGate { copy, state }.into());
+    }
+    Ok(entry)
 }
 
 fn not_found(id: &str) -> LabError {

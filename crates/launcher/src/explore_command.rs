@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
-use explorer::{Plan, Report, ScheduleRun, Target};
+use explorer::{Plan, Report, ScheduleRun, Target, parse_schedule};
 use lab_client::Locale;
 use lab_client::sequence::describe;
 use lab_wire::run::Design;
@@ -25,8 +25,9 @@ more, 2 when the exploration could not run.
 
 Examples:
   idempotency-lab explore --design naive
+  idempotency-lab explore --design locked --crash
   idempotency-lab explore --design transactional --database-url postgres://postgres@127.0.0.1:5432/postgres
-  idempotency-lab explore --design naive --schedule '1 2 1 1 1 2 2 2'";
+  idempotency-lab explore --design naive --schedule '1 1 2 1 1 2 2 2'";
 
 #[derive(Args)]
 pub struct ExploreArgs {
@@ -39,8 +40,13 @@ pub struct ExploreArgs {
     /// Storage: a postgres:// URL, or (the default) a new SQLite file in the temporary folder
     #[arg(long)]
     database_url: Option<String>,
-    /// Run this one schedule (the copies released, in order) and print its steps
-    #[arg(long, value_name = "COPIES")]
+    /// Also crash one copy at any of its gates, in every way, followed by
+    /// its client's retry with the same key
+    #[arg(long)]
+    crash: bool,
+    /// Run this one schedule (the copies released in order; `x1` crashes
+    /// copy 1) and print its steps
+    #[arg(long, value_name = "CHOICES")]
     schedule: Option<String>,
     /// The most schedules to run; an exploration that needs more stops with an error
     #[arg(long, default_value_t = 20_000)]
@@ -69,7 +75,7 @@ pub async fn explore(args: ExploreArgs) -> ExitCode {
     };
     let schedule = match args.schedule.as_deref().map(parse_schedule).transpose() {
         Ok(schedule) => schedule,
-        Err(message) => return cannot_run(message),
+        Err(message) => return cannot_run(format!("--schedule: {message}")),
     };
     let connections = lab_platform::db::TRANSACTION_CONNECTIONS;
     let (base, storage) =
@@ -79,7 +85,7 @@ pub async fn explore(args: ExploreArgs) -> ExitCode {
         };
     let target = Target::new(format!("{base}/api/{}/orders", args.design.name()));
     if let Some(schedule) = schedule {
-        return match explorer::run_schedule(&target, args.copies, &schedule).await {
+        return match explorer::run_schedule(&target, args.copies, &schedule, args.crash).await {
             Ok(run) => {
                 println!("{}", describe_run(&run));
                 ExitCode::SUCCESS
@@ -90,11 +96,13 @@ pub async fn explore(args: ExploreArgs) -> ExitCode {
     let plan = Plan {
         design: args.design.name().to_owned(),
         copies: args.copies,
+        crash: args.crash,
         max_schedules: args.max_schedules,
     };
     let started = Instant::now();
+    let crash = if args.crash { ", a crash anywhere" } else { "" };
     eprintln!(
-        "exploring every schedule of {} copies on {} ({storage}) …",
+        "exploring every schedule of {} copies{crash} on {} ({storage}) …",
         args.copies,
         args.design.name()
     );
@@ -115,16 +123,6 @@ pub async fn explore(args: ExploreArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
-}
-
-/// `1 2 1 1` as the copies it names.
-fn parse_schedule(text: &str) -> Result<Vec<u8>, String> {
-    text.split_whitespace()
-        .map(|copy| match copy.parse::<u8>() {
-            Ok(copy @ 1..=3) => Ok(copy),
-            _ => Err(format!("--schedule: {copy:?} is not a copy (1, 2 or 3)")),
-        })
-        .collect()
 }
 
 /// The summary, a line per number of orders left, and the shortest counterexample.
@@ -195,17 +193,4 @@ fn describe_run(run: &ScheduleRun) -> String {
         }
     ));
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_schedule_is_read_as_the_copies_it_names() {
-        assert_eq!(parse_schedule("1 2  1 3").unwrap(), [1, 2, 1, 3]);
-        assert!(parse_schedule("1 4").is_err());
-        assert!(parse_schedule("1 x").is_err());
-        assert_eq!(parse_schedule("").unwrap(), Vec::<u8>::new());
-    }
 }

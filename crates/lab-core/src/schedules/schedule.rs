@@ -6,6 +6,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use futures::future::AbortHandle;
 use lab_platform::gates::Turnstile;
 use lab_platform::{Db, LabError};
 use lab_wire::{BlockedOn, CopyState, Gate, ScheduleView, ScheduledCopy, StepKind};
@@ -58,11 +59,14 @@ pub(super) struct Entry {
     waits_for_lock: bool,
     /// Whether it holds that lock.
     holds_lock: bool,
+    /// Ends its work where it stands (a crash).
+    pub(super) crash: AbortHandle,
 }
 
 impl Entry {
-    pub(super) fn new(steps: &Steps) -> Self {
+    pub(super) fn new(steps: &Steps, crash: AbortHandle) -> Self {
         Self {
+            crash,
             request: steps.request(),
             steps: steps.clone(),
             state: CopyState::Running,
@@ -229,7 +233,15 @@ impl Schedule {
 impl ScheduledRequest {
     /// Marks the copy as finished: its work has ended.
     pub fn finish(&self) {
-        self.change(|entry| entry.state = CopyState::Finished);
+        // A crashed copy never said it let go of its lock or its backend:
+        // it holds nothing now.
+        self.change(|entry| {
+            entry.state = CopyState::Finished;
+            entry.holds_lock = false;
+            entry.waits_for_lock = false;
+            entry.statement_backend = None;
+            entry.transaction_backend = None;
+        });
     }
 
     /// Changes this copy's entry and wakes whoever waits on the schedule.

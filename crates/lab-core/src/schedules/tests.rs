@@ -8,6 +8,11 @@ use lab_wire::{CopyState, Gate, LabId, StepKind};
 use super::*;
 use crate::steps::{StepHub, Steps};
 
+/// A crash handle nobody uses.
+fn crash() -> futures::future::AbortHandle {
+    futures::future::AbortHandle::new_pair().0
+}
+
 fn lab(name: &str) -> LabId {
     LabId::try_from(name).unwrap()
 }
@@ -28,7 +33,7 @@ async fn a_copy_waits_at_each_gate_until_it_is_released() {
     let schedules = Schedules::default();
     let lab = lab("gates");
     let id = schedules.open(&lab).unwrap().id;
-    let copy = Arc::new(schedules.join(&lab, &id, &Steps::off()).unwrap());
+    let copy = Arc::new(schedules.join(&lab, &id, &Steps::off(), crash()).unwrap());
     let work = tokio::spawn(run_scheduled(copy, async {
         wait_at(Gate::LookUp).await;
         wait_at(Gate::InsertOrder).await;
@@ -61,7 +66,7 @@ async fn a_release_names_a_copy_that_waits_or_is_refused() {
     let schedules = Schedules::default();
     let lab = lab("refusals");
     let id = schedules.open(&lab).unwrap().id;
-    let copy = schedules.join(&lab, &id, &Steps::off()).unwrap();
+    let copy = schedules.join(&lab, &id, &Steps::off(), crash()).unwrap();
     let refused = |copy: u8| schedules.release(&lab, &id, copy).unwrap_err();
     assert!(matches!(
         refused(1),
@@ -96,17 +101,21 @@ async fn a_lab_holds_a_few_schedules_of_a_few_copies_and_sees_no_other_labs() {
         .expect("another lab has its own places");
 
     let copies: Vec<_> = (0..COPIES_PER_SCHEDULE)
-        .map(|_| schedules.join(&mine, &ids[0], &Steps::off()).unwrap())
+        .map(|_| {
+            schedules
+                .join(&mine, &ids[0], &Steps::off(), crash())
+                .unwrap()
+        })
         .collect();
     assert!(matches!(
-        schedules.join(&mine, &ids[0], &Steps::off()),
+        schedules.join(&mine, &ids[0], &Steps::off(), crash()),
         Err(LabError::Schedule(ScheduleRefused::Full { .. }))
     ));
     assert_eq!(copies.len(), COPIES_PER_SCHEDULE);
 
     // Another lab can neither join, read, release nor close it.
     assert!(matches!(
-        schedules.join(&theirs, &ids[0], &Steps::off()),
+        schedules.join(&theirs, &ids[0], &Steps::off(), crash()),
         Err(LabError::Schedule(ScheduleRefused::UnknownOnRequest(_)))
     ));
     for refused in [
@@ -131,7 +140,7 @@ async fn closing_a_schedule_lets_its_waiting_copies_run_on() {
     let schedules = Schedules::default();
     let lab = lab("closing");
     let id = schedules.open(&lab).unwrap().id;
-    let copy = Arc::new(schedules.join(&lab, &id, &Steps::off()).unwrap());
+    let copy = Arc::new(schedules.join(&lab, &id, &Steps::off(), crash()).unwrap());
     let work = tokio::spawn(run_scheduled(copy, async {
         wait_at(Gate::Claim).await;
         wait_at(Gate::Commit).await;
@@ -146,7 +155,7 @@ async fn a_schedule_left_untouched_past_its_idle_limit_is_closed_and_its_copies_
     let schedules = Schedules::default();
     let lab = lab("idle");
     let id = schedules.open(&lab).unwrap().id;
-    let copy = Arc::new(schedules.join(&lab, &id, &Steps::off()).unwrap());
+    let copy = Arc::new(schedules.join(&lab, &id, &Steps::off(), crash()).unwrap());
     let work = tokio::spawn(run_scheduled(copy, wait_at(Gate::LookUp)));
     settle().await;
     tokio::time::advance(IDLE_LIMIT / 2).await;
@@ -172,7 +181,7 @@ async fn a_gate_is_reported_on_the_step_stream_with_what_comes_next() {
     let schedules = Schedules::default();
     let id = schedules.open(&lab).unwrap().id;
     let steps = hub.start_request(&lab, "k");
-    let copy = Arc::new(schedules.join(&lab, &id, &steps).unwrap());
+    let copy = Arc::new(schedules.join(&lab, &id, &steps, crash()).unwrap());
     assert_eq!(
         schedules.view(&lab, &id).unwrap().copies[0].request,
         steps.request()
