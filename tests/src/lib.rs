@@ -12,6 +12,7 @@ pub mod client;
 pub mod design;
 pub mod lab;
 pub mod learner;
+pub mod model;
 pub mod seeds;
 pub mod shop;
 pub mod stepper;

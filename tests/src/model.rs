@@ -1,0 +1,344 @@
+//! An independent model of the designs' statements, for checking the
+//! explorer's runs on the real servers against it.
+//!
+//! Written from what each design promises to do (docs/http-api.md, the
+//! article), not from the servers' code: an abstract database with a key
+//! table, an orders table, transactions whose uncommitted key makes a
+//! second insert of that key wait (PostgreSQL's row locks) or that run as
+//! one step on SQLite's single writer, and the locked design's lock in
+//! memory. Each copy of the order is a small program of gates; a move
+//! lets one copy run the statement at its gate. The model is checked with
+//! `stateright` (a maintained model checker), and its complete schedules
+//! are listed in the explorer's notation (`1 1 2 …`) so that the two can
+//! be compared schedule by schedule.
+
+use std::collections::BTreeSet;
+
+use stateright::{Model, Property};
+
+/// The designs the model knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ModelDesign {
+    /// Look the key up, insert the order, save the answer: no constraint.
+    Naive,
+    /// The naive statements behind a lock per key in the server's memory.
+    Locked,
+    /// Claim under UNIQUE, then order, then answer: three statements.
+    Safe,
+    /// Claim, order and answer in one transaction, the claim under UNIQUE.
+    Transactional,
+    /// Claim, order and answer in one statement (one transaction on SQLite).
+    OneTrip,
+}
+
+/// Where a transaction's uncommitted rows make others wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ModelDatabase {
+    /// One writer: a write transaction runs as one step.
+    Sqlite,
+    /// Row locks: a second insert of a key an open transaction inserted
+    /// waits until that transaction ends.
+    Postgres,
+}
+
+/// What a copy does next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum At {
+    TakeLock,
+    WaitsForLock,
+    LookUp,
+    InsertOrder,
+    SaveAnswer,
+    Begin,
+    Claim,
+    TakeOver,
+    ClearExpired,
+    LookUpKey,
+    ClaimWaits,
+    InsertOrderInTx,
+    SaveAnswerInTx,
+    Commit,
+    RollBack,
+    LookUpAnswer,
+    ClaimAndOrder,
+    Answer,
+    Done,
+}
+
+/// One copy of the order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct Copy {
+    at: At,
+    /// The order its answer will name.
+    answer: Option<u8>,
+}
+
+/// The abstract database and the copies.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct World {
+    copies: Vec<Copy>,
+    /// Committed orders, by the copy that made them.
+    orders: Vec<u8>,
+    /// Committed saved answers, oldest first: the order each names.
+    answers: Vec<u8>,
+    /// Whether a committed row holds the key (the UNIQUE claim).
+    claimed: bool,
+    /// The copy whose open transaction has inserted the key.
+    claiming: Option<usize>,
+    /// The copy holding the locked design's lock, and those waiting, in turn.
+    lock: Option<usize>,
+    waiting: Vec<usize>,
+    /// The answers the copies were given: the order each named.
+    told: Vec<(usize, u8)>,
+}
+
+impl World {
+    /// Whether a design that promises one order kept it here.
+    pub fn kept_the_promise(&self) -> bool {
+        self.orders.len() <= 1
+            && self
+                .told
+                .iter()
+                .all(|(_, order)| self.orders.contains(order))
+    }
+}
+
+/// A design's copies over the abstract database.
+#[derive(Debug, Clone)]
+pub struct DesignModel {
+    pub design: ModelDesign,
+    pub database: ModelDatabase,
+    pub copies: u8,
+}
+
+impl DesignModel {
+    fn first_gate(&self) -> At {
+        match self.design {
+            ModelDesign::Naive | ModelDesign::Transactional => At::LookUp,
+            ModelDesign::Locked => At::TakeLock,
+            ModelDesign::OneTrip => At::ClaimAndOrder,
+            ModelDesign::Safe => At::Claim,
+        }
+    }
+
+    fn initial(&self) -> World {
+        let copy = Copy {
+            at: self.first_gate(),
+            answer: None,
+        };
+        World {
+            copies: vec![copy; usize::from(self.copies)],
+            orders: Vec::new(),
+            answers: Vec::new(),
+            claimed: false,
+            claiming: None,
+            lock: None,
+            waiting: Vec::new(),
+            told: Vec::new(),
+        }
+    }
+
+    /// The copies (numbered from 1) that wait at a gate.
+    fn movable(world: &World) -> Vec<u8> {
+        let waits = |copy: &Copy| !matches!(copy.at, At::WaitsForLock | At::ClaimWaits | At::Done);
+        (1..=u8::MAX)
+            .zip(&world.copies)
+            .filter(|(_, copy)| waits(copy))
+            .map(|(number, _)| number)
+            .collect()
+    }
+
+    /// Copy `number` runs the statement at its gate.
+    fn step(&self, world: &mut World, number: u8) {
+        let i = usize::from(number) - 1;
+        let copy = world.copies[i];
+        let next = match copy.at {
+            At::TakeLock => match world.lock {
+                None => {
+                    world.lock = Some(i);
+                    At::LookUp
+                }
+                Some(_) => {
+                    world.waiting.push(i);
+                    At::WaitsForLock
+                }
+            },
+            At::LookUp | At::LookUpAnswer => match world.answers.first() {
+                Some(&order) => {
+                    world.copies[i].answer = Some(order);
+                    self.flow_ended(world, i);
+                    At::Answer
+                }
+                None if copy.at == At::LookUpAnswer => At::Answer,
+                None => match self.design {
+                    ModelDesign::Transactional => At::Begin,
+                    _ => At::InsertOrder,
+                },
+            },
+            At::InsertOrder => {
+                world.orders.push(number);
+                world.copies[i].answer = Some(number);
+                At::SaveAnswer
+            }
+            At::SaveAnswer => {
+                world.answers.push(number);
+                self.flow_ended(world, i);
+                At::Answer
+            }
+            At::Begin if self.database == ModelDatabase::Sqlite => {
+                // The whole transaction, on the one writer.
+                if world.claimed {
+                    At::LookUpAnswer
+                } else {
+                    self.commit_order(world, i, number);
+                    At::Answer
+                }
+            }
+            At::Begin => At::Claim,
+            // Safe: the claim is a statement of its own, no transaction.
+            At::Claim if self.design == ModelDesign::Safe => {
+                if world.claimed {
+                    At::TakeOver
+                } else {
+                    world.claimed = true;
+                    At::InsertOrder
+                }
+            }
+            // The claim's lock has not run out, nor the answer's retention:
+            // nothing to take over, nothing expired to clear.
+            At::TakeOver => At::ClearExpired,
+            At::ClearExpired => At::LookUpKey,
+            // An answered claim is replayed; one still unanswered is a 409.
+            At::LookUpKey => {
+                world.copies[i].answer = world.answers.first().copied();
+                At::Answer
+            }
+            At::Claim if world.claimed => At::RollBack,
+            At::Claim => match world.claiming {
+                Some(_) => At::ClaimWaits,
+                None => {
+                    world.claiming = Some(i);
+                    At::InsertOrderInTx
+                }
+            },
+            At::InsertOrderInTx => At::SaveAnswerInTx,
+            At::SaveAnswerInTx => At::Commit,
+            At::Commit => {
+                world.claiming = None;
+                self.commit_order(world, i, number);
+                // Inserts of the key that waited for this transaction now
+                // meet the committed key.
+                for other in &mut world.copies {
+                    if other.at == At::ClaimWaits {
+                        other.at = At::RollBack;
+                    }
+                }
+                At::Answer
+            }
+            At::RollBack => At::LookUpAnswer,
+            At::ClaimAndOrder if world.claimed => At::LookUpAnswer,
+            At::ClaimAndOrder => {
+                self.commit_order(world, i, number);
+                At::Answer
+            }
+            At::Answer => {
+                if let Some(order) = world.copies[i].answer {
+                    world.told.push((i, order));
+                }
+                At::Done
+            }
+            At::WaitsForLock | At::ClaimWaits | At::Done => unreachable!("not at a gate"),
+        };
+        world.copies[i].at = next;
+    }
+
+    /// The key, the order and the answer of copy `i`, committed together.
+    fn commit_order(&self, world: &mut World, i: usize, number: u8) {
+        world.claimed = true;
+        world.orders.push(number);
+        world.answers.push(number);
+        world.copies[i].answer = Some(number);
+    }
+
+    /// Copy `i`'s flow is over (its answer is next): the locked design lets
+    /// go of its lock, and the next waiter takes it and stops at its look-up.
+    fn flow_ended(&self, world: &mut World, i: usize) {
+        if world.lock == Some(i) {
+            world.lock = None;
+            if !world.waiting.is_empty() {
+                let next = world.waiting.remove(0);
+                world.lock = Some(next);
+                world.copies[next].at = At::LookUp;
+            }
+        }
+    }
+
+    /// Every complete schedule, as the explorer writes it, and whether it
+    /// kept the promise of one order.
+    pub fn schedules(&self) -> Vec<(String, bool)> {
+        let mut done = Vec::new();
+        let mut stack = vec![(self.initial(), Vec::<u8>::new())];
+        while let Some((world, path)) = stack.pop() {
+            let movable = Self::movable(&world);
+            if movable.is_empty() {
+                let text: Vec<String> = path.iter().map(u8::to_string).collect();
+                done.push((text.join(" "), world.kept_the_promise()));
+                continue;
+            }
+            for number in movable {
+                let mut next = world.clone();
+                self.step(&mut next, number);
+                let mut longer = path.clone();
+                longer.push(number);
+                stack.push((next, longer));
+            }
+        }
+        done.sort();
+        done
+    }
+
+    /// The schedules that broke the promise.
+    pub fn broken(&self) -> BTreeSet<String> {
+        self.schedules()
+            .into_iter()
+            .filter(|(_, kept)| !kept)
+            .map(|(schedule, _)| schedule)
+            .collect()
+    }
+}
+
+impl Model for DesignModel {
+    type State = World;
+    type Action = u8;
+
+    fn init_states(&self) -> Vec<World> {
+        vec![self.initial()]
+    }
+
+    fn actions(&self, world: &World, actions: &mut Vec<u8>) {
+        actions.extend(Self::movable(world));
+    }
+
+    fn next_state(&self, world: &World, number: u8) -> Option<World> {
+        let mut next = world.clone();
+        self.step(&mut next, number);
+        Some(next)
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        vec![
+            Property::always(
+                "at most one order, and every answer names it",
+                |_, world: &World| world.kept_the_promise(),
+            ),
+            Property::always(
+                "no copy waits once every other has ended",
+                |model: &DesignModel, world: &World| {
+                    !DesignModel::movable(world).is_empty()
+                        || world.copies.iter().all(|copy| copy.at == At::Done)
+                        || model.copies == 0
+                },
+            ),
+        ]
+    }
+}

@@ -1,0 +1,105 @@
+//! The model (`lab_e2e::model`, written from what each design does, not
+//! from its code) and the real servers agree, schedule by schedule: for
+//! two copies of one order, the schedules the explorer could run on the
+//! real server and database are the model's, and those that left more
+//! than one order are the same. `stateright` checks the model's
+//! properties over every state it can reach.
+
+use std::collections::BTreeSet;
+
+use explorer::{Plan, Target};
+use lab_core::OrderServer;
+use lab_e2e::model::{DesignModel, ModelDatabase, ModelDesign};
+use lab_e2e::{Backend, on_both_backends, spawn_server};
+use locked_server::LockedServer;
+use naive_server::NaiveServer;
+use onetrip_server::OneTripServer;
+use safe_server::SafeServer;
+use stateright::{Checker, Model};
+use transactional_server::TransactionalServer;
+
+on_both_backends!(
+    naive_breaks_in_the_same_schedules_on_the_model_and_the_server,
+    locked_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server,
+    safe_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server,
+    transactional_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server,
+    onetrip_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server,
+);
+
+const PROMISE: &str = "at most one order, and every answer names it";
+
+async fn agree<S: OrderServer>(backend: Backend, design: ModelDesign) {
+    let server = spawn_server::<S>(backend).await;
+    let target = Target::new(server.orders_url.clone());
+    let plan = Plan {
+        design: S::NAME.to_owned(),
+        copies: 2,
+        crash: false,
+        max_schedules: 2_000,
+    };
+    let report = explorer::explore(&target, &plan)
+        .await
+        .expect("the exploration runs");
+    let database = match backend {
+        Backend::Sqlite => ModelDatabase::Sqlite,
+        Backend::Postgres => ModelDatabase::Postgres,
+    };
+    let model = DesignModel {
+        design,
+        database,
+        copies: 2,
+    };
+
+    let real: BTreeSet<String> = report.runs.iter().map(|run| run.schedule_text()).collect();
+    let modelled: BTreeSet<String> = model.schedules().into_iter().map(|(s, _)| s).collect();
+    assert_eq!(
+        modelled.symmetric_difference(&real).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "schedules possible on one side only ({backend:?}, {} on the server, {} in the model)",
+        real.len(),
+        modelled.len()
+    );
+    let broke: BTreeSet<String> = report.broken().map(|run| run.schedule_text()).collect();
+    assert_eq!(model.broken(), broke, "{backend:?}: {}", report.summary());
+    println!(
+        "{backend:?}: {} — the model agrees on all {} schedules",
+        report.summary(),
+        modelled.len()
+    );
+
+    let checker = model.checker().spawn_bfs().join();
+    if design == ModelDesign::Naive {
+        checker.assert_any_discovery(PROMISE);
+    } else {
+        checker.assert_no_discovery(PROMISE);
+    }
+    checker.assert_no_discovery("no copy waits once every other has ended");
+}
+
+async fn naive_breaks_in_the_same_schedules_on_the_model_and_the_server(backend: Backend) {
+    agree::<NaiveServer>(backend, ModelDesign::Naive).await;
+}
+
+async fn locked_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server(
+    backend: Backend,
+) {
+    agree::<LockedServer>(backend, ModelDesign::Locked).await;
+}
+
+async fn safe_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server(
+    backend: Backend,
+) {
+    agree::<SafeServer>(backend, ModelDesign::Safe).await;
+}
+
+async fn transactional_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server(
+    backend: Backend,
+) {
+    agree::<TransactionalServer>(backend, ModelDesign::Transactional).await;
+}
+
+async fn onetrip_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server(
+    backend: Backend,
+) {
+    agree::<OneTripServer>(backend, ModelDesign::OneTrip).await;
+}
