@@ -13,6 +13,7 @@ pub mod design;
 pub mod lab;
 pub mod learner;
 pub mod model;
+pub mod mutants;
 pub mod seeds;
 pub mod shop;
 pub mod stepper;

@@ -29,6 +29,10 @@ pub enum ModelDesign {
     Transactional,
     /// Claim, order and answer in one statement (one transaction on SQLite).
     OneTrip,
+    /// A mutant: safe's claim without the UNIQUE constraint.
+    SafeWithoutUnique,
+    /// A mutant: safe's claim made only after a look-up found nothing.
+    SafeCheckThenInsert,
 }
 
 /// Where a transaction's uncommitted rows make others wait.
@@ -54,6 +58,7 @@ enum At {
     TakeOver,
     ClearExpired,
     LookUpKey,
+    CheckKey,
     ClaimWaits,
     InsertOrderInTx,
     SaveAnswerInTx,
@@ -117,7 +122,8 @@ impl DesignModel {
             ModelDesign::Naive | ModelDesign::Transactional => At::LookUp,
             ModelDesign::Locked => At::TakeLock,
             ModelDesign::OneTrip => At::ClaimAndOrder,
-            ModelDesign::Safe => At::Claim,
+            ModelDesign::Safe | ModelDesign::SafeWithoutUnique => At::Claim,
+            ModelDesign::SafeCheckThenInsert => At::CheckKey,
         }
     }
 
@@ -195,6 +201,25 @@ impl DesignModel {
                 }
             }
             At::Begin => At::Claim,
+            // The mutants: nothing refuses a second claim.
+            At::Claim
+                if matches!(
+                    self.design,
+                    ModelDesign::SafeWithoutUnique | ModelDesign::SafeCheckThenInsert
+                ) =>
+            {
+                world.claimed = true;
+                At::InsertOrder
+            }
+            At::CheckKey => match world.answers.first() {
+                Some(&order) => {
+                    world.copies[i].answer = Some(order);
+                    At::Answer
+                }
+                // Claimed and not answered yet: a 409.
+                None if world.claimed => At::Answer,
+                None => At::Claim,
+            },
             // Safe: the claim is a statement of its own, no transaction.
             At::Claim if self.design == ModelDesign::Safe => {
                 if world.claimed {
@@ -295,6 +320,14 @@ impl DesignModel {
         }
         done.sort();
         done
+    }
+
+    /// The shortest schedule that broke the promise (fewest moves, then
+    /// the first in order), as the explorer picks it.
+    pub fn shortest_counterexample(&self) -> Option<String> {
+        self.broken()
+            .into_iter()
+            .min_by_key(|schedule| (schedule.split(' ').count(), schedule.clone()))
     }
 
     /// The schedules that broke the promise.

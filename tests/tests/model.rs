@@ -3,13 +3,16 @@
 //! two copies of one order, the schedules the explorer could run on the
 //! real server and database are the model's, and those that left more
 //! than one order are the same. `stateright` checks the model's
-//! properties over every state it can reach.
+//! properties over every state it can reach. Two mutants of the safe
+//! server (without its UNIQUE constraint; claiming by check-then-insert)
+//! are caught by both, with the same shortest counterexample.
 
 use std::collections::BTreeSet;
 
 use explorer::{Plan, Target};
 use lab_core::OrderServer;
 use lab_e2e::model::{DesignModel, ModelDatabase, ModelDesign};
+use lab_e2e::mutants::{SafeCheckThenInsert, SafeWithoutUnique};
 use lab_e2e::{Backend, on_both_backends, spawn_server};
 use locked_server::LockedServer;
 use naive_server::NaiveServer;
@@ -24,6 +27,8 @@ on_both_backends!(
     safe_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server,
     transactional_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server,
     onetrip_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server,
+    the_mutant_without_unique_is_caught_by_both_with_the_same_shortest_counterexample,
+    the_mutant_that_checks_then_inserts_is_caught_by_both_with_the_same_shortest_counterexample,
 );
 
 const PROMISE: &str = "at most one order, and every answer names it";
@@ -67,8 +72,17 @@ async fn agree<S: OrderServer>(backend: Backend, design: ModelDesign) {
         modelled.len()
     );
 
+    let breaks = matches!(
+        design,
+        ModelDesign::Naive | ModelDesign::SafeWithoutUnique | ModelDesign::SafeCheckThenInsert
+    );
+    assert_eq!(!broke.is_empty(), breaks, "{}", report.summary());
+    let shortest = report
+        .shortest_counterexample()
+        .map(|run| run.schedule_text());
+    assert_eq!(model.shortest_counterexample(), shortest);
     let checker = model.checker().spawn_bfs().join();
-    if design == ModelDesign::Naive {
+    if breaks {
         checker.assert_any_discovery(PROMISE);
     } else {
         checker.assert_no_discovery(PROMISE);
@@ -102,4 +116,16 @@ async fn onetrip_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_se
     backend: Backend,
 ) {
     agree::<OneTripServer>(backend, ModelDesign::OneTrip).await;
+}
+
+async fn the_mutant_without_unique_is_caught_by_both_with_the_same_shortest_counterexample(
+    backend: Backend,
+) {
+    agree::<SafeWithoutUnique>(backend, ModelDesign::SafeWithoutUnique).await;
+}
+
+async fn the_mutant_that_checks_then_inserts_is_caught_by_both_with_the_same_shortest_counterexample(
+    backend: Backend,
+) {
+    agree::<SafeCheckThenInsert>(backend, ModelDesign::SafeCheckThenInsert).await;
 }
