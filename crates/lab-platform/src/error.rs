@@ -199,8 +199,9 @@ pub enum LabError {
         /// Why the operating system refused.
         source: std::io::Error,
     },
-    /// `Lab-Fault: crash-after-create` stopped the work; the connection closes unanswered.
-    #[error("simulated crash after the order was created (Lab-Fault: crash-after-create)")]
+    /// A simulated crash (`Lab-Fault: crash-after-create` or
+    /// `crash-after-charge`, or a schedule's crash): no answer is sent.
+    #[error("simulated crash (a Lab-Fault, or a schedule's): no answer is sent")]
     SimulatedCrash,
     /// `Lab-Fault: error-before-create` or `error-after-create`: the
     /// server's own code failed on purpose and answers 500; the process lives.
