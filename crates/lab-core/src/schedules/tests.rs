@@ -1,9 +1,11 @@
 //! The schedule's rules, without a server: who waits, who moves, what is refused.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use lab_platform::gates::{run_scheduled, wait_at};
-use lab_wire::{CopyState, Gate, LabId, StepKind};
+use lab_wire::{CopyState, Gate, LabId, Step, StepKind};
+use tokio::sync::broadcast;
 
 use super::*;
 use crate::steps::{StepHub, Steps};
@@ -21,27 +23,44 @@ fn state_of(schedules: &Schedules, lab: &LabId, id: &str, copy: usize) -> CopySt
     schedules.view(lab, id).unwrap().copies[copy - 1].state
 }
 
-/// Lets the spawned copies run until none can move without a release.
-async fn settle() {
-    for _ in 0..20 {
-        tokio::task::yield_now().await;
+/// A copy of one request of `lab` that reports its steps, and a listener
+/// that hears them: how a test waits for a copy to reach its gate.
+fn reporting_copy(hub: &StepHub, lab: &LabId) -> (Steps, broadcast::Receiver<Step>) {
+    let listener = hub.subscribe(lab);
+    (hub.start_request(lab, "k"), listener)
+}
+
+/// Waits for the next gate a copy reports.
+async fn next_gate(listener: &mut broadcast::Receiver<Step>) -> Gate {
+    let step = tokio::time::timeout(Duration::from_secs(10), listener.recv())
+        .await
+        .expect("a gate is reported")
+        .expect("the hub is open");
+    match step.kind {
+        StepKind::AtGate { next } => next,
+        other => panic!("not a gate: {other:?}"),
     }
 }
 
-#[tokio::test]
+// Paused time: the copy is shown not to move for half the idle limit
+// without a release, with no wall-clock wait.
+#[tokio::test(start_paused = true)]
 async fn a_copy_waits_at_each_gate_until_it_is_released() {
     let schedules = Schedules::default();
     let lab = lab("gates");
+    let hub = StepHub::new();
+    let (steps, mut listener) = reporting_copy(&hub, &lab);
     let id = schedules.open(&lab).unwrap().id;
-    let copy = Arc::new(schedules.join(&lab, &id, &Steps::off(), crash()).unwrap());
-    let work = tokio::spawn(run_scheduled(copy, async {
+    let copy = Arc::new(schedules.join(&lab, &id, &steps, crash()).unwrap());
+    let mut work = tokio::spawn(run_scheduled(copy, async {
         wait_at(Gate::LookUp).await;
         wait_at(Gate::InsertOrder).await;
     }));
-    settle().await;
+    assert_eq!(next_gate(&mut listener).await, Gate::LookUp);
     let at_look_up = CopyState::AtGate { next: Gate::LookUp };
     assert_eq!(state_of(&schedules, &lab, &id, 1), at_look_up);
-    settle().await;
+    let unreleased = tokio::time::timeout(IDLE_LIMIT / 2, &mut work).await;
+    assert!(unreleased.is_err(), "it moved without a release");
     assert_eq!(
         state_of(&schedules, &lab, &id, 1),
         at_look_up,
@@ -49,7 +68,7 @@ async fn a_copy_waits_at_each_gate_until_it_is_released() {
     );
 
     schedules.release(&lab, &id, 1).unwrap();
-    settle().await;
+    assert_eq!(next_gate(&mut listener).await, Gate::InsertOrder);
     let at_insert = CopyState::AtGate {
         next: Gate::InsertOrder,
     };
@@ -140,12 +159,14 @@ async fn closing_a_schedule_lets_its_waiting_copies_run_on() {
     let schedules = Schedules::default();
     let lab = lab("closing");
     let id = schedules.open(&lab).unwrap().id;
-    let copy = Arc::new(schedules.join(&lab, &id, &Steps::off(), crash()).unwrap());
+    let hub = StepHub::new();
+    let (steps, mut listener) = reporting_copy(&hub, &lab);
+    let copy = Arc::new(schedules.join(&lab, &id, &steps, crash()).unwrap());
     let work = tokio::spawn(run_scheduled(copy, async {
         wait_at(Gate::Claim).await;
         wait_at(Gate::Commit).await;
     }));
-    settle().await;
+    assert_eq!(next_gate(&mut listener).await, Gate::Claim);
     schedules.close(&lab, &id).unwrap();
     work.await.expect("both gates passed without a release");
 }
@@ -155,18 +176,21 @@ async fn a_schedule_left_untouched_past_its_idle_limit_is_closed_and_its_copies_
     let schedules = Schedules::default();
     let lab = lab("idle");
     let id = schedules.open(&lab).unwrap().id;
-    let copy = Arc::new(schedules.join(&lab, &id, &Steps::off(), crash()).unwrap());
-    let work = tokio::spawn(run_scheduled(copy, wait_at(Gate::LookUp)));
-    settle().await;
-    tokio::time::advance(IDLE_LIMIT / 2).await;
-    settle().await;
-    assert!(!work.is_finished(), "half the limit: it still waits");
+    let hub = StepHub::new();
+    let (steps, mut listener) = reporting_copy(&hub, &lab);
+    let copy = Arc::new(schedules.join(&lab, &id, &steps, crash()).unwrap());
+    let mut work = tokio::spawn(run_scheduled(copy, wait_at(Gate::LookUp)));
+    assert_eq!(next_gate(&mut listener).await, Gate::LookUp);
+    // Time is paused: each timeout below runs the clock on by its length.
+    let waited = tokio::time::timeout(IDLE_LIMIT / 2, &mut work).await;
+    assert!(waited.is_err(), "half the limit: it still waits");
     schedules.view(&lab, &id).unwrap();
-    tokio::time::advance(IDLE_LIMIT * 3 / 4).await;
-    settle().await;
-    assert!(!work.is_finished(), "reading it counted as a touch");
-    tokio::time::advance(IDLE_LIMIT).await;
-    work.await.unwrap();
+    let waited = tokio::time::timeout(IDLE_LIMIT * 3 / 4, &mut work).await;
+    assert!(waited.is_err(), "reading it counted as a touch");
+    tokio::time::timeout(IDLE_LIMIT * 2, work)
+        .await
+        .expect("closed once idle past its limit")
+        .unwrap();
     assert!(matches!(
         schedules.view(&lab, &id),
         Err(LabError::Schedule(ScheduleRefused::NotFound(_)))
@@ -187,8 +211,7 @@ async fn a_gate_is_reported_on_the_step_stream_with_what_comes_next() {
         steps.request()
     );
     let work = tokio::spawn(run_scheduled(copy, wait_at(Gate::SaveAnswer)));
-    settle().await;
-    let step = listener.try_recv().unwrap();
+    let step = listener.recv().await.unwrap();
     assert_eq!(
         step.kind,
         StepKind::AtGate {
