@@ -96,26 +96,24 @@ impl Stepper {
     /// its next gate, finished or blocked), with the schedule as it then
     /// stands. The copy's steps are read from the stream by [`Self::wait_for`].
     pub async fn release(&mut self, copy: u8) -> ScheduleView {
-        let response = reqwest::Client::new()
-            .post(format!("{}/copies/{copy}/release", self.schedule_url))
-            .header(LAB_SECRET, &self.server.secret)
-            .send()
-            .await
-            .expect("the release answers");
-        assert_eq!(response.status(), 200, "releasing copy {copy}");
-        response.json().await.expect("a schedule")
+        self.act_on(copy, "release").await
     }
 
     /// Crashes copy `copy` at the gate it waits at; answers, like a
     /// release, once every copy has settled.
     pub async fn crash(&mut self, copy: u8) -> ScheduleView {
+        self.act_on(copy, "crash").await
+    }
+
+    /// `POST …/copies/{copy}/{action}`: the schedule once every copy has settled.
+    async fn act_on(&self, copy: u8, action: &str) -> ScheduleView {
         let response = reqwest::Client::new()
-            .post(format!("{}/copies/{copy}/crash", self.schedule_url))
+            .post(format!("{}/copies/{copy}/{action}", self.schedule_url))
             .header(LAB_SECRET, &self.server.secret)
             .send()
             .await
-            .expect("the crash answers");
-        assert_eq!(response.status(), 200, "crashing copy {copy}");
+            .expect("the schedule answers");
+        assert_eq!(response.status(), 200, "{action} of copy {copy}");
         response.json().await.expect("a schedule")
     }
 

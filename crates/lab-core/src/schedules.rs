@@ -84,16 +84,29 @@ impl Schedules {
     /// Lets copy `copy` of `lab`'s schedule `id` through the gate it waits
     /// at; it runs on to its next gate or its end.
     pub fn release(&self, lab: &LabId, id: &str, copy: u8) -> Result<ScheduleView, LabError> {
+        let schedule = self.move_copy(lab, id, copy, |entry| entry.released = true)?;
+        Ok(schedule.view())
+    }
+
+    /// Sets copy `copy`, waiting at a gate, running, does `how` to it, and
+    /// wakes whoever waits on the schedule.
+    fn move_copy(
+        &self,
+        lab: &LabId,
+        id: &str,
+        copy: u8,
+        how: impl FnOnce(&mut Entry),
+    ) -> Result<Arc<Schedule>, LabError> {
         let schedule = self.find(lab, id).ok_or_else(|| not_found(id))?;
         {
             let mut state = schedule.lock();
             state.touched = Instant::now();
             let entry = waiting_copy(&mut state, copy)?;
-            entry.released = true;
             entry.state = CopyState::Running;
+            how(entry);
         }
         schedule.changed.notify_waiters();
-        Ok(schedule.view())
+        Ok(schedule)
     }
 
     /// Releases copy `copy` (see [`Self::release`]) and waits until every
@@ -108,8 +121,7 @@ impl Schedules {
         id: &str,
         copy: u8,
     ) -> Result<ScheduleView, LabError> {
-        self.release(lab, id, copy)?;
-        let schedule = self.find(lab, id).ok_or_else(|| not_found(id))?;
+        let schedule = self.move_copy(lab, id, copy, |entry| entry.released = true)?;
         schedule.settle(db).await?;
         Ok(schedule.view())
     }
@@ -125,14 +137,7 @@ impl Schedules {
         id: &str,
         copy: u8,
     ) -> Result<ScheduleView, LabError> {
-        let schedule = self.find(lab, id).ok_or_else(|| not_found(id))?;
-        {
-            let mut state = schedule.lock();
-            state.touched = Instant::now();
-            let entry = waiting_copy(&mut state, copy)?;
-            entry.state = CopyState::Running;
-            entry.crash.abort();
-        }
+        let schedule = self.move_copy(lab, id, copy, |entry| entry.crash.abort())?;
         schedule.settle(db).await?;
         Ok(schedule.view())
     }
@@ -178,11 +183,7 @@ impl Schedules {
             state.copies.push(Entry::new(steps, crash));
             state.copies.len() - 1
         };
-        Ok(ScheduledRequest {
-            schedule,
-            index,
-            steps: steps.clone(),
-        })
+        Ok(ScheduledRequest { schedule, index })
     }
 
     fn find(&self, lab: &LabId, id: &str) -> Option<Arc<Schedule>> {

@@ -45,7 +45,6 @@ pub(super) struct ScheduleState {
 
 #[derive(Debug)]
 pub(super) struct Entry {
-    pub(super) request: u64,
     /// Where its steps are reported (a blocked step comes from the release).
     steps: Steps,
     pub(super) state: CopyState,
@@ -67,7 +66,6 @@ impl Entry {
     pub(super) fn new(steps: &Steps, crash: AbortHandle) -> Self {
         Self {
             crash,
-            request: steps.request(),
             steps: steps.clone(),
             state: CopyState::Running,
             released: false,
@@ -93,7 +91,6 @@ impl Entry {
 pub struct ScheduledRequest {
     pub(super) schedule: Arc<Schedule>,
     pub(super) index: usize,
-    pub(super) steps: Steps,
 }
 
 impl Schedule {
@@ -202,7 +199,7 @@ impl Schedule {
     fn block(&self, index: usize, on: BlockedOn, holder: Option<usize>) {
         let (steps, by) = {
             let mut state = self.lock();
-            let by = holder.map(|holder| state.copies[holder].request);
+            let by = holder.map(|holder| state.copies[holder].steps.request());
             let entry = &mut state.copies[index];
             if entry.state != CopyState::Running {
                 return;
@@ -222,7 +219,7 @@ impl Schedule {
             copies: copies
                 .map(|(entry, copy)| ScheduledCopy {
                     copy,
-                    request: entry.request,
+                    request: entry.steps.request(),
                     state: entry.state,
                 })
                 .collect(),
@@ -253,7 +250,7 @@ impl ScheduledRequest {
     /// Waits at the gate before `next` until released, or until the
     /// schedule is closed (deleted, or idle past [`IDLE_LIMIT`]).
     async fn wait_at(&self, next: Gate) {
-        {
+        let steps = {
             let mut state = self.schedule.lock();
             if state.closed {
                 return;
@@ -261,11 +258,12 @@ impl ScheduledRequest {
             let entry = &mut state.copies[self.index];
             entry.state = CopyState::AtGate { next };
             entry.released = false;
-        }
+            entry.steps.clone()
+        };
         self.schedule.changed.notify_waiters();
         // Reported once the state says so, so a client that sees the step
         // and then reads the schedule finds the copy at this gate.
-        self.steps.record(StepKind::AtGate { next });
+        steps.record(StepKind::AtGate { next });
         loop {
             let changed = self.schedule.changed.notified();
             tokio::pin!(changed);
