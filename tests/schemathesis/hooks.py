@@ -30,6 +30,13 @@ They change a request just before it is sent, in every phase:
   names no schedule: a copy of a real one would wait at its gates for a
   release no fuzzer sends; `schedules.rs` steps real copies.)
 
+- An exploration's routes (`/explorations/{id}`) likewise get the id of a
+  real exploration of two copies, started just before and stopped just
+  after; one `POST /explorations` starts is stopped at once, so the
+  server's two places stay free and no exploration runs on behind the
+  cases. `Prefer: wait=N` is dropped: a read would wait up to 20 s for an
+  exploration to end (`explorations.rs` tests the wait).
+
 Invalid values are left as generated: the servers must refuse them with a
 4xx problem, and the run checks that they do.
 """
@@ -57,9 +64,12 @@ VALID_KEY = re.compile(r'^(?!""$)(?:[!-~]{1,255}|"[!-~]{1,255}")$')
 
 TEACHER_TOKEN = os.environ.get("LAB_TEACHER_TOKEN")
 BASE_URL = os.environ.get("LAB_BASE_URL", "").rstrip("/")
-SCHEDULE_ROUTE = re.compile(r"^(?P<server>/api/[a-z]+)/schedules/\{id\}")
+# A route of one schedule or exploration, and the route that makes one.
+OWN_ROUTE = re.compile(r"^(?P<server>/api/[a-z]+)/(?P<kind>schedules|explorations)/\{id\}")
+MAKE = {"schedules": b"", "explorations": b'{"copies":2}'}
 CREDENTIALS = ("lab-secret", "lab-id")
-# The schedule each case in flight opened, by the case's id(): closed after its call.
+# The schedule or exploration each case in flight made, by the case's
+# id(): its URL, closed (or stopped) after the case's call.
 OPENED = {}
 
 
@@ -71,27 +81,27 @@ def _credentials(case):
     }
 
 
-def _schedules_url(case):
-    match = SCHEDULE_ROUTE.match(case.operation.path)
-    return f"{BASE_URL}{match['server']}/schedules" if match and BASE_URL else None
-
-
-def _open_schedule(case):
-    """A new schedule in the case's lab, or None if its credentials open none."""
-    url = _schedules_url(case)
-    if url is None:
+def _open(case):
+    """The URL of a new schedule or exploration in the case's lab, for the
+    case's route of one, or None if it is not one or its credentials make none."""
+    match = OWN_ROUTE.match(case.operation.path)
+    if match is None or not BASE_URL:
         return None
-    request = urllib.request.Request(url, method="POST", headers=_credentials(case))
+    url = f"{BASE_URL}{match['server']}/{match['kind']}"
+    headers = _credentials(case)
+    body = MAKE[match["kind"]]
+    if body:
+        headers["content-type"] = "application/json"
+    request = urllib.request.Request(url, data=body, method="POST", headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
-            return json.load(response)["id"]
+            return f"{url}/{json.load(response)['id']}"
     except (urllib.error.URLError, ValueError, KeyError, UnicodeError):
         return None
 
 
-def _close_schedule(case, schedule):
-    url = _schedules_url(case) or f"{BASE_URL}{case.operation.path}"
-    request = urllib.request.Request(f"{url}/{schedule}", method="DELETE", headers=_credentials(case))
+def _close(case, url):
+    request = urllib.request.Request(url, method="DELETE", headers=_credentials(case))
     try:
         urllib.request.urlopen(request, timeout=10).close()
     except (urllib.error.URLError, ValueError, UnicodeError):
@@ -115,10 +125,10 @@ if TEACHER_TOKEN:
 @schemathesis.hook
 def before_call(ctx, case, **kwargs):
     if case.path_parameters and "id" in case.path_parameters:
-        schedule = _open_schedule(case)
-        if schedule is not None:
-            case.path_parameters["id"] = schedule
-            OPENED[id(case)] = schedule
+        url = _open(case)
+        if url is not None:
+            case.path_parameters["id"] = url.rsplit("/", 1)[1]
+            OPENED[id(case)] = url
     headers = case.headers
     if not headers:
         return
@@ -129,6 +139,8 @@ def before_call(ctx, case, **kwargs):
             del headers[name]
         elif lowered == "lab-missing-key" and value.strip() == "create":
             del headers[name]
+        elif lowered == "prefer":
+            del headers[name]
         elif lowered == "lab-delay-ms" and value.isdigit() and int(value) <= 10_000:
             headers[name] = str(int(value) % (LONGEST_DELAY_MS + 1))
         elif lowered == "idempotency-key" and VALID_KEY.match(value):
@@ -138,10 +150,13 @@ def before_call(ctx, case, **kwargs):
 
 @schemathesis.hook
 def after_call(ctx, case, response):
-    schedule = OPENED.pop(id(case), None)
-    if schedule is None and case.operation.path.endswith("/schedules") and response.status_code == 201:
-        # One Schemathesis opened itself: closed at once, or two of them
-        # fill the lab's places and every later case meets 429.
-        schedule = response.json()["id"]
-    if schedule is not None:
-        _close_schedule(case, schedule)
+    url = OPENED.pop(id(case), None)
+    made = {"/schedules": 201, "/explorations": 202}
+    for suffix, status in made.items():
+        if url is None and case.operation.path.endswith(suffix) and response.status_code == status:
+            # One Schemathesis made itself: closed at once, or two of them
+            # fill the lab's (or the server's) places and every later case
+            # meets 429 (or 503); an exploration would run on for minutes.
+            url = f"{BASE_URL}{case.operation.path}/{response.json()['id']}"
+    if url is not None:
+        _close(case, url)

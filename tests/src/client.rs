@@ -148,12 +148,15 @@ pub async fn spawn_server_over<S: OrderServer>(db: Db) -> TestServer {
         .await
         .expect("bind a random port");
     let addr = listener.local_addr().expect("bound address");
+    let orders_url = format!("http://{addr}/orders");
+    let state = S::state(db);
+    state.explorations.serve_at(S::NAME, orders_url.clone());
     tokio::spawn(lab_platform::serve::serve(
         listener,
-        S::router(db),
+        S::routes(state),
         std::future::pending(),
     ));
-    TestServer::new(format!("http://{addr}/orders"))
+    TestServer::new(orders_url)
 }
 
 impl TestServer {

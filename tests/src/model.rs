@@ -114,6 +114,9 @@ pub struct DesignModel {
     pub design: ModelDesign,
     pub database: ModelDatabase,
     pub copies: u8,
+    /// At most this many preemptions per listed schedule, counted as the
+    /// explorer counts them (a switch away from a copy that could move).
+    pub preemptions: Option<usize>,
 }
 
 impl DesignModel {
@@ -298,24 +301,29 @@ impl DesignModel {
         }
     }
 
-    /// Every complete schedule, as the explorer writes it, and whether it
-    /// kept the promise of one order.
+    /// Every complete schedule within the bound, as the explorer writes
+    /// it, and whether it kept the promise of one order.
     pub fn schedules(&self) -> Vec<(String, bool)> {
         let mut done = Vec::new();
-        let mut stack = vec![(self.initial(), Vec::<u8>::new())];
-        while let Some((world, path)) = stack.pop() {
+        let mut stack = vec![(self.initial(), Vec::<u8>::new(), 0)];
+        while let Some((world, path, preempted)) = stack.pop() {
             let movable = Self::movable(&world);
             if movable.is_empty() {
                 let text: Vec<String> = path.iter().map(u8::to_string).collect();
                 done.push((text.join(" "), world.kept_the_promise()));
                 continue;
             }
-            for number in movable {
+            for &number in &movable {
+                let left = path.last().filter(|&&last| last != number);
+                let preempted = preempted + usize::from(left.is_some_and(|l| movable.contains(l)));
+                if self.preemptions.is_some_and(|bound| preempted > bound) {
+                    continue;
+                }
                 let mut next = world.clone();
                 self.step(&mut next, number);
                 let mut longer = path.clone();
                 longer.push(number);
-                stack.push((next, longer));
+                stack.push((next, longer, preempted));
             }
         }
         done.sort();

@@ -32,6 +32,8 @@ async fn explore_with<S: OrderServer>(backend: Backend, crash: bool) -> (Target,
         copies: 2,
         crash,
         max_schedules: 2_000,
+        jobs: explorer::DEFAULT_JOBS,
+        preemptions: None,
     };
     let report = explorer::explore(&target, &plan)
         .await

@@ -1,8 +1,8 @@
 //! The model (`lab_e2e::model`, written from what each design does, not
 //! from its code) and the real servers agree, schedule by schedule: for
-//! two copies of one order, the schedules the explorer could run on the
-//! real server and database are the model's, and those that left more
-//! than one order are the same. `stateright` checks the model's
+//! two copies of one order (and three, with at most two preemptions), the
+//! schedules the explorer could run on the real server and database are
+//! the model's, and those that left more than one order are the same. `stateright` checks the model's
 //! properties over every state it can reach. Two mutants of the safe
 //! server (without its UNIQUE constraint; claiming by check-then-insert)
 //! are caught by both, with the same shortest counterexample.
@@ -29,18 +29,23 @@ on_both_backends!(
     onetrip_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server,
     the_mutant_without_unique_is_caught_by_both_with_the_same_shortest_counterexample,
     the_mutant_that_checks_then_inserts_is_caught_by_both_with_the_same_shortest_counterexample,
+    three_copies_within_two_preemptions_break_naive_and_no_other_design_on_both_sides,
 );
 
 const PROMISE: &str = "at most one order, and every answer names it";
 
-async fn agree<S: OrderServer>(backend: Backend, design: ModelDesign) {
+/// Explores `copies` copies on server `S` (three with the explorer's
+/// bound of preemptions) and compares every schedule with `design`'s model.
+async fn agree<S: OrderServer>(backend: Backend, design: ModelDesign, copies: u8) {
     let server = spawn_server::<S>(backend).await;
     let target = Target::new(server.orders_url.clone());
     let plan = Plan {
         design: S::NAME.to_owned(),
-        copies: 2,
+        copies,
         crash: false,
-        max_schedules: 2_000,
+        max_schedules: 5_000,
+        jobs: explorer::DEFAULT_JOBS,
+        preemptions: (copies == 3).then_some(explorer::PREEMPTIONS_FOR_THREE),
     };
     let report = explorer::explore(&target, &plan)
         .await
@@ -52,7 +57,8 @@ async fn agree<S: OrderServer>(backend: Backend, design: ModelDesign) {
     let model = DesignModel {
         design,
         database,
-        copies: 2,
+        copies: plan.copies,
+        preemptions: plan.preemptions,
     };
 
     let real: BTreeSet<String> = report.runs.iter().map(|run| run.schedule_text()).collect();
@@ -91,41 +97,51 @@ async fn agree<S: OrderServer>(backend: Backend, design: ModelDesign) {
 }
 
 async fn naive_breaks_in_the_same_schedules_on_the_model_and_the_server(backend: Backend) {
-    agree::<NaiveServer>(backend, ModelDesign::Naive).await;
+    agree::<NaiveServer>(backend, ModelDesign::Naive, 2).await;
 }
 
 async fn locked_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server(
     backend: Backend,
 ) {
-    agree::<LockedServer>(backend, ModelDesign::Locked).await;
+    agree::<LockedServer>(backend, ModelDesign::Locked, 2).await;
 }
 
 async fn safe_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server(
     backend: Backend,
 ) {
-    agree::<SafeServer>(backend, ModelDesign::Safe).await;
+    agree::<SafeServer>(backend, ModelDesign::Safe, 2).await;
 }
 
 async fn transactional_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server(
     backend: Backend,
 ) {
-    agree::<TransactionalServer>(backend, ModelDesign::Transactional).await;
+    agree::<TransactionalServer>(backend, ModelDesign::Transactional, 2).await;
 }
 
 async fn onetrip_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server(
     backend: Backend,
 ) {
-    agree::<OneTripServer>(backend, ModelDesign::OneTrip).await;
+    agree::<OneTripServer>(backend, ModelDesign::OneTrip, 2).await;
 }
 
 async fn the_mutant_without_unique_is_caught_by_both_with_the_same_shortest_counterexample(
     backend: Backend,
 ) {
-    agree::<SafeWithoutUnique>(backend, ModelDesign::SafeWithoutUnique).await;
+    agree::<SafeWithoutUnique>(backend, ModelDesign::SafeWithoutUnique, 2).await;
 }
 
 async fn the_mutant_that_checks_then_inserts_is_caught_by_both_with_the_same_shortest_counterexample(
     backend: Backend,
 ) {
-    agree::<SafeCheckThenInsert>(backend, ModelDesign::SafeCheckThenInsert).await;
+    agree::<SafeCheckThenInsert>(backend, ModelDesign::SafeCheckThenInsert, 2).await;
+}
+
+async fn three_copies_within_two_preemptions_break_naive_and_no_other_design_on_both_sides(
+    backend: Backend,
+) {
+    agree::<NaiveServer>(backend, ModelDesign::Naive, 3).await;
+    agree::<LockedServer>(backend, ModelDesign::Locked, 3).await;
+    agree::<SafeServer>(backend, ModelDesign::Safe, 3).await;
+    agree::<TransactionalServer>(backend, ModelDesign::Transactional, 3).await;
+    agree::<OneTripServer>(backend, ModelDesign::OneTrip, 3).await;
 }

@@ -12,9 +12,10 @@
 //! blocked copy cannot be chosen until it moves by itself.
 //!
 //! The search is a depth-first walk over those choices without a model of
-//! the server: each run follows a prefix, then always releases the lowest
-//! copy that can move, and records which others could have moved at each
-//! point; every one of those alternatives becomes a prefix to run. Each
+//! the server: each run follows a prefix, then lets the copy that moved
+//! last go on while it can, and records which others could have moved at
+//! each point; every one of those alternatives becomes a prefix to run,
+//! unless it passes a bound on preemptions (for three copies). Each
 //! complete schedule is run exactly once.
 
 mod error;
@@ -26,4 +27,4 @@ mod steps;
 pub use error::ExploreError;
 pub use report::{Answer, Choice, Move, Report, ScheduleRun, parse_schedule, schedule_text};
 pub use run::{Target, run_schedule};
-pub use search::{Plan, explore};
+pub use search::{DEFAULT_JOBS, PREEMPTIONS_FOR_THREE, Plan, explore, explore_reporting};

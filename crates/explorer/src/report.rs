@@ -5,7 +5,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use lab_wire::{Gate, Step};
+use lab_wire::{ExploredSchedule, Gate, Step};
 use serde::{Serialize, Serializer};
 
 /// One choice of a schedule: let a copy through its gate (`1`), or crash
@@ -119,6 +119,16 @@ impl ScheduleRun {
     pub fn schedule_text(&self) -> String {
         schedule_text(&self.schedule)
     }
+
+    /// What it left, as a server reports it to a lab (`GET /explorations/ID`).
+    pub fn explored(&self) -> ExploredSchedule {
+        ExploredSchedule {
+            schedule: self.schedule_text(),
+            orders: u32::try_from(self.orders.len()).unwrap_or(u32::MAX),
+            answers: self.answers.iter().map(|answer| answer.status).collect(),
+            broke_the_promise: self.broke_the_promise(),
+        }
+    }
 }
 
 /// A schedule as text: its choices, separated by spaces (`1 2 x1 3`).
@@ -141,6 +151,8 @@ pub struct Report {
     pub copies: u8,
     /// Whether each schedule could also crash one copy at any gate.
     pub crash: bool,
+    /// The bound on preemptions per schedule, if there was one.
+    pub preemptions: Option<usize>,
     /// Every schedule, in the order they were run.
     pub runs: Vec<ScheduleRun>,
 }
@@ -163,8 +175,13 @@ impl Report {
     pub fn summary(&self) -> String {
         let broken = self.broken().count();
         let crash = if self.crash { ", a crash anywhere" } else { "" };
+        let bound = match self.preemptions {
+            Some(1) => ", at most 1 preemption".to_owned(),
+            Some(bound) => format!(", at most {bound} preemptions"),
+            None => String::new(),
+        };
         let mut line = format!(
-            "{}, {} copies{crash}: {} schedules, {} left more than one order",
+            "{}, {} copies{crash}{bound}: {} schedules, {} left more than one order",
             self.design,
             self.copies,
             self.runs.len(),
@@ -240,6 +257,7 @@ mod tests {
             design: "naive".into(),
             copies: 2,
             crash: false,
+            preemptions: None,
             runs: vec![
                 run(&[1, 1, 2, 2], &["a"], &[(201, "a"), (201, "a")]),
                 run(&[2, 1, 2, 1, 1], &["a", "b"], &[]),

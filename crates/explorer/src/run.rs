@@ -21,6 +21,7 @@ const MOST_MOVES: usize = 200;
 pub struct Target {
     orders_url: String,
     client: reqwest::Client,
+    forget_each_lab: bool,
 }
 
 impl Target {
@@ -28,7 +29,23 @@ impl Target {
     pub fn new(orders_url: impl Into<String>) -> Self {
         Self {
             orders_url: orders_url.into(),
-            client: reqwest::Client::new(),
+            // The lab explored is the caller's own, on this machine: a
+            // proxy from the environment (HTTP_PROXY) would be a detour.
+            client: reqwest::Client::builder()
+                .no_proxy()
+                .build()
+                .expect("an HTTP client without TLS or proxy builds"),
+            forget_each_lab: false,
+        }
+    }
+
+    /// The same server, deleting each schedule's orders and keys once it
+    /// has read them (`DELETE /orders` in the schedule's lab), so that an
+    /// exploration on a shared server leaves nothing behind.
+    pub fn forgetting_each_lab(self) -> Self {
+        Self {
+            forget_each_lab: true,
+            ..self
         }
     }
 
@@ -105,6 +122,14 @@ impl Target {
         self.send(&url, request, 204).await.map(drop)
     }
 
+    async fn forget_lab(&self, secret: &str) -> Result<(), ExploreError> {
+        let request = self
+            .client
+            .delete(&self.orders_url)
+            .header(LAB_SECRET, secret);
+        self.send(&self.orders_url, request, 204).await.map(drop)
+    }
+
     /// The ids of the lab's orders for `key`.
     async fn orders_for(&self, secret: &str, key: &str) -> Result<Vec<String>, ExploreError> {
         let request = self.client.get(&self.orders_url).header(LAB_SECRET, secret);
@@ -158,6 +183,32 @@ impl Target {
     }
 }
 
+/// A schedule this run opened, closed if the run is dropped before it
+/// closes it (an exploration stopped half-way), so that its copies run on
+/// at once instead of holding their places, and on PostgreSQL perhaps a
+/// transaction, until the server closes the idle schedule a minute later.
+struct ClosedIfAbandoned {
+    /// The server, until the run closes the schedule itself.
+    target: Option<Target>,
+    secret: String,
+    id: String,
+}
+
+impl Drop for ClosedIfAbandoned {
+    fn drop(&mut self) {
+        let Some(target) = self.target.take() else {
+            return;
+        };
+        let (secret, id) = (
+            std::mem::take(&mut self.secret),
+            std::mem::take(&mut self.id),
+        );
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move { target.close(&secret, &id).await });
+        }
+    }
+}
+
 /// Waits until a request other than `known` stops at its first gate; returns its number.
 async fn first_gate(stream: &mut StepStream, known: &[u64]) -> Result<u64, ExploreError> {
     let first = stream
@@ -169,8 +220,8 @@ async fn first_gate(stream: &mut StepStream, known: &[u64]) -> Result<u64, Explo
 }
 
 /// Runs one schedule of `copies` copies on `target`: makes the choices
-/// `choose` names, in order, then releases the lowest copy that can move
-/// until none can. With `crash`, each point also offers to crash any
+/// `choose` names, in order, then lets the copy that moved last go on
+/// while it can, else the lowest copy that can move, until none can. With `crash`, each point also offers to crash any
 /// waiting copy there, once per schedule; the crashed copy's client then
 /// retries with the same key, as a new copy. Each run has a lab and a key
 /// of its own.
@@ -185,6 +236,11 @@ pub async fn run_schedule(
     let steps_url = format!("{}/steps?secret={secret}", target.root());
     let mut stream = StepStream::open(&target.client, &steps_url).await?;
     let id = target.open_schedule(&secret).await?;
+    let mut open = ClosedIfAbandoned {
+        target: Some(target.clone()),
+        secret: secret.clone(),
+        id: id.clone(),
+    };
 
     // The copies arrive in turn, each stopping at its first gate.
     let mut requests: Vec<u64> = Vec::new();
@@ -235,7 +291,15 @@ pub async fn run_schedule(
         let choice = match choose.get(at) {
             Some(&choice) if enabled.contains(&choice) => choice,
             Some(&choice) => return Err(not_enabled(choice)),
-            None => enabled[0],
+            // Unasked, the copy that moved last moves on if it can (no
+            // preemption), else the lowest that can: the search counts
+            // preemptions from this default (see `search`).
+            None => run
+                .schedule
+                .last()
+                .map(|last| Choice::Release(last.copy()))
+                .filter(|go_on| enabled.contains(go_on))
+                .unwrap_or(enabled[0]),
         };
         let gate = view
             .copies
@@ -275,6 +339,10 @@ pub async fn run_schedule(
     }
     run.steps = std::mem::take(&mut stream.seen);
     run.orders = target.orders_for(&secret, &key).await?;
+    open.target = None;
     target.close(&secret, &id).await?;
+    if target.forget_each_lab {
+        target.forget_lab(&secret).await?;
+    }
     Ok(run)
 }

@@ -7,7 +7,9 @@
 //! `lab_platform` (storage, errors, access, limits, serving) and reaches
 //! the payment provider through [`Outside`], without an HTTP client of
 //! its own. [`schedules`] holds a scheduled request at the gates the
-//! platform puts before each statement, one release at a time.
+//! platform puts before each statement, one release at a time;
+//! [`explorations`] runs every order of those releases for a lab, through
+//! the `explorer` crate, against the server itself over HTTP.
 //!
 //! The modules depend on each other in one direction only (`cargo xtask
 //! check-layout` checks it): faults and steps at the bottom, then storage
@@ -17,6 +19,8 @@
 pub mod cleanup;
 pub mod config;
 pub mod controls;
+pub mod exploration_routes;
+pub mod explorations;
 pub mod fault;
 pub mod keyless;
 pub mod openapi;

@@ -16,6 +16,9 @@ use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{self as oa, RefOr, Schema};
 
+use crate::exploration_routes::{
+    __path_read_exploration, __path_start_exploration, __path_stop_exploration,
+};
 use crate::routes::{__path_delete_orders, __path_list_orders, __path_run_order_flow};
 use crate::schedule_routes::{
     __path_close_schedule, __path_crash_copy, __path_open_schedule, __path_read_schedule,
@@ -35,9 +38,17 @@ use crate::step_stream::{__path_stream_combined_steps, __path_stream_steps};
         read_schedule,
         release_copy,
         crash_copy,
-        close_schedule
+        close_schedule,
+        start_exploration,
+        read_exploration,
+        stop_exploration
     ),
-    components(schemas(lab_wire::Step, lab_wire::StepsMissed, lab_wire::ScheduleView))
+    components(schemas(
+        lab_wire::Step,
+        lab_wire::StepsMissed,
+        lab_wire::ScheduleView,
+        lab_wire::ExplorationView
+    ))
 )]
 struct OneServer;
 
@@ -165,17 +176,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_server_alone_documents_its_orders_steps_schedules_and_this_document_at_its_root() {
+    fn a_server_alone_documents_its_orders_steps_schedules_explorations_and_this_document() {
         let document = server_document("safe");
         assert_eq!(
             methods(&document),
             [
+                "delete /explorations/{id}",
                 "delete /orders",
                 "delete /schedules/{id}",
+                "get /explorations/{id}",
                 "get /openapi.json",
                 "get /orders",
                 "get /schedules/{id}",
                 "get /steps",
+                "post /explorations",
                 "post /orders",
                 "post /schedules",
                 "post /schedules/{id}/copies/{copy}/crash",

@@ -13,6 +13,7 @@ use lab_wire::headers::{IDEMPOTENCY_TTL, IDEMPOTENT_REPLAYED};
 use lab_wire::{Gate, NewOrder, Order, Problem};
 
 use crate::controls::DemoControls;
+use crate::exploration_routes::{read_exploration, start_exploration, stop_exploration};
 use crate::fault::Fault;
 use crate::keyless::place_without_key;
 use crate::request::{OrderHeaders, OrderPost, OrderRequest};
@@ -50,6 +51,11 @@ where
         .route("/schedules/{id}", get(read_schedule).delete(close_schedule))
         .route("/schedules/{id}/copies/{copy}/release", post(release_copy))
         .route("/schedules/{id}/copies/{copy}/crash", post(crash_copy))
+        .route("/explorations", post(start_exploration))
+        .route(
+            "/explorations/{id}",
+            get(read_exploration).delete(stop_exploration),
+        )
         .method_not_allowed_fallback(method_not_allowed)
         .fallback(not_found)
         .with_state(state)

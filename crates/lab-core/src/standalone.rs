@@ -91,6 +91,8 @@ pub async fn run_alone<S: OrderServer>(args: StandaloneArgs) -> Result<(), LabEr
         println!("The teacher's token, which reads every lab: {token}");
     }
     let state = S::state_in(db.clone(), Room::new(args.limits)).with_teacher(teacher);
+    let orders_url = format!("{}/orders", lab_platform::start::own_url(addr));
+    state.explorations.serve_at(S::NAME, orders_url);
     let steps = state.steps.clone();
     serve_with(
         listener,

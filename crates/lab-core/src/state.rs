@@ -4,6 +4,7 @@
 
 use axum::extract::FromRef;
 
+use crate::explorations::Explorations;
 use crate::orders::OrderTables;
 use crate::outside::Outside;
 use crate::schedules::Schedules;
@@ -30,6 +31,9 @@ pub struct ServerState {
     pub outside: Outside,
     /// The open schedules, whose requests stop before each statement.
     pub schedules: Schedules,
+    /// The explorations that run every schedule for a lab (shared by the
+    /// launcher's designs, which is why each knows its design).
+    pub explorations: Explorations,
 }
 
 impl ServerState {
@@ -43,6 +47,7 @@ impl ServerState {
             teacher: TeacherToken::none(),
             outside: Outside::none(),
             schedules: Schedules::default(),
+            explorations: Explorations::default(),
         }
     }
 

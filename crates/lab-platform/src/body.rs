@@ -5,9 +5,12 @@
 use std::time::Duration;
 
 use axum::body::Body;
+use axum::extract::Request;
 use axum::http::HeaderMap;
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use http_body_util::BodyExt;
+use serde::Deserialize;
+use serde_json::Value;
 
 use crate::LabError;
 use crate::headers::single_header;
@@ -76,6 +79,53 @@ pub async fn read_limited_body(
     }
 }
 
+/// Reads a JSON body of at most `max` bytes into `T`: a syntax error is
+/// malformed JSON (400); well-formed JSON of the wrong shape is an invalid
+/// record (422) whose detail names the field, as `panes[0].orders[0].id`.
+/// A whole number written with a fraction (`2.0`) is the number (JSON
+/// Schema counts it as an integer too).
+pub async fn read_json<T: for<'de> Deserialize<'de>>(
+    request: Request,
+    max: usize,
+) -> Result<T, LabError> {
+    let (parts, body): (_, Body) = request.into_parts();
+    require_json_content_type(&parts.headers)?;
+    let bytes = read_limited_body(&parts.headers, body, max).await?;
+    let mut value: Value =
+        serde_json::from_slice(&bytes).map_err(|error| match error.classify() {
+            serde_json::error::Category::Data => LabError::InvalidRecord(error.to_string()),
+            _ => LabError::MalformedJson(error.to_string()),
+        })?;
+    whole_numbers_as_integers(&mut value);
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        let path = error.path().to_string();
+        let why = error.into_inner();
+        LabError::InvalidRecord(if path == "." {
+            why.to_string()
+        } else {
+            format!("{path}: {why}")
+        })
+    })
+}
+
+/// Rewrites every number like `2.0` as the integer `2`, so that it reads
+/// into an integer field; fractions and numbers too large stay as they are.
+fn whole_numbers_as_integers(value: &mut Value) {
+    match value {
+        Value::Number(number) => {
+            if let Some(float) = number.as_f64().filter(|_| number.is_f64())
+                && float.fract() == 0.0
+                && float.abs() <= lab_wire::run::MAX_EXACT_NUMBER as f64
+            {
+                *number = serde_json::Number::from(float as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
+        Value::Object(fields) => fields.values_mut().for_each(whole_numbers_as_integers),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,5 +152,21 @@ mod tests {
             require_json_content_type(&headers(&[])),
             Err(LabError::UnsupportedMediaType)
         ));
+    }
+
+    #[test]
+    fn a_whole_number_written_as_a_float_reads_as_that_number_even_near_2_to_the_53() {
+        for (json, whole) in [
+            ("2.0", 2),
+            ("2251799813685247.0", 2_251_799_813_685_247),
+            ("9007199254740991.0", 9_007_199_254_740_991),
+        ] {
+            let mut value: Value = serde_json::from_str(json).unwrap();
+            whole_numbers_as_integers(&mut value);
+            assert_eq!(value.as_i64(), Some(whole), "{json}");
+        }
+        let mut fraction: Value = serde_json::from_str("[2.5, 1e300]").unwrap();
+        whole_numbers_as_integers(&mut fraction);
+        assert!(fraction[0].is_f64() && fraction[1].is_f64(), "{fraction}");
     }
 }

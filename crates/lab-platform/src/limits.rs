@@ -196,6 +196,24 @@ impl Room {
         })
     }
 
+    /// Lets `lab` start work that keeps up to `count` requests in progress
+    /// at once (an exploration's schedules, run by the server itself), or
+    /// says it would pass the lab's limit. A count above the whole share
+    /// takes the whole share.
+    pub fn admit_many(&self, lab: &LabId, count: u32) -> Result<Admission, LimitReached> {
+        let inner = &self.inner;
+        let requests = inner
+            .requests
+            .try_take(lab, count)
+            .ok_or(LimitReached::Requests {
+                limit: inner.limits.requests_per_lab,
+            })?;
+        Ok(Admission {
+            _request: requests,
+            _delay: None,
+        })
+    }
+
     /// Lets `lab` open one more step stream, or says which limit it reached.
     pub fn open_stream(&self, lab: &LabId) -> Result<StreamAdmission, LimitReached> {
         let inner = &self.inner;

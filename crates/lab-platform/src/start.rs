@@ -1,7 +1,7 @@
 //! Starting and stopping a lab service: binding its port (saying which
 //! address failed), logging to stderr, and waiting for Ctrl-C or SIGTERM.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use tokio::net::TcpListener;
 
@@ -12,6 +12,17 @@ pub async fn bind(addr: SocketAddr) -> Result<TcpListener, LabError> {
     TcpListener::bind(addr)
         .await
         .map_err(|source| LabError::Bind { addr, source })
+}
+
+/// The URL this process reaches a listener bound to `addr` at: a
+/// wildcard address (`0.0.0.0`, `[::]`) is reached on loopback.
+pub fn own_url(addr: SocketAddr) -> String {
+    let ip = match addr.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    format!("http://{}", SocketAddr::new(ip, addr.port()))
 }
 
 /// Completes on Ctrl-C or SIGTERM.
@@ -50,4 +61,22 @@ pub fn init_logging() {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wildcard_address_is_reached_on_loopback_and_any_other_as_it_is() {
+        for (bound, reached) in [
+            ("0.0.0.0:8080", "http://127.0.0.1:8080"),
+            ("[::]:8080", "http://[::1]:8080"),
+            ("127.0.0.1:9", "http://127.0.0.1:9"),
+            ("[::1]:9", "http://[::1]:9"),
+            ("192.0.2.7:80", "http://192.0.2.7:80"),
+        ] {
+            assert_eq!(own_url(bound.parse().unwrap()), reached, "{bound}");
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! order servers. Plain data and validation only, so it compiles for
 //! wasm as well as for the servers (no sqlx, no tokio).
 
+pub mod exploration;
 pub mod headers;
 pub mod key;
 pub mod lab;
@@ -16,6 +17,7 @@ pub mod timestamp;
 pub mod whole;
 pub mod workshop;
 
+pub use exploration::{ExplorationAsk, ExplorationState, ExplorationView, ExploredSchedule};
 pub use key::{IdempotencyKey, InvalidKey};
 pub use lab::{InvalidLabId, InvalidLabSecret, LabId, LabSecret};
 pub use order::{InvalidOrder, NewOrder, Order};

@@ -17,7 +17,9 @@ Each copy stops before every statement (a gate); a schedule is the order
 in which the copies are let through, e.g. `1 2 1 1 2 2 2 1`. Every
 schedule runs on the real server and database, on a fresh key in a lab of
 its own; a copy the database makes wait (another copy's transaction holds
-its key) is skipped until it can move.
+its key) is skipped until it can move. Three copies have tens of
+thousands of schedules: they are bounded to 2 preemptions (switches away
+from a copy that could still move), as CHESS does, unless told.
 
 Exit status: 0 when every schedule kept the design's promise (naive
 promises nothing), 1 when a design that promises one order per key left
@@ -27,7 +29,8 @@ Examples:
   idempotency-lab explore --design naive
   idempotency-lab explore --design locked --crash
   idempotency-lab explore --design transactional --database-url postgres://postgres@127.0.0.1:5432/postgres
-  idempotency-lab explore --design naive --schedule '1 1 2 1 1 2 2 2'";
+  idempotency-lab explore --design naive --schedule '1 1 2 1 1 2 2 2'
+  idempotency-lab explore --design safe --copies 3 --preemptions 1";
 
 #[derive(Args)]
 pub struct ExploreArgs {
@@ -51,6 +54,13 @@ pub struct ExploreArgs {
     /// The most schedules to run; an exploration that needs more stops with an error
     #[arg(long, default_value_t = 20_000)]
     max_schedules: usize,
+    /// At most this many preemptions per schedule (a switch away from a
+    /// copy that could still move); with 3 copies, 2 unless told
+    #[arg(long, value_name = "N")]
+    preemptions: Option<usize>,
+    /// How many schedules run at once, each in a lab and on a key of its own
+    #[arg(long, default_value_t = explorer::DEFAULT_JOBS, value_parser = jobs)]
+    jobs: usize,
     /// Also write every schedule's moves, steps, orders and answers to this JSON file
     #[arg(long)]
     json: Option<PathBuf>,
@@ -61,6 +71,15 @@ fn design(name: &str) -> Result<Design, String> {
         let names: Vec<&str> = Design::ALL.iter().map(|design| design.name()).collect();
         format!("not a design; one of {}", names.join(", "))
     })
+}
+
+/// 1 to 16 schedules at once: each holds a few requests and, on
+/// PostgreSQL, a few of the server's transaction connections.
+fn jobs(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(jobs @ 1..=16) => Ok(jobs),
+        _ => Err("a number from 1 to 16".to_owned()),
+    }
 }
 
 /// Whether `design` promises one order per key however its copies interleave.
@@ -98,13 +117,18 @@ pub async fn explore(args: ExploreArgs) -> ExitCode {
         copies: args.copies,
         crash: args.crash,
         max_schedules: args.max_schedules,
+        jobs: args.jobs,
+        preemptions: args
+            .preemptions
+            .or((args.copies == 3).then_some(explorer::PREEMPTIONS_FOR_THREE)),
     };
     let started = Instant::now();
     let crash = if args.crash { ", a crash anywhere" } else { "" };
     eprintln!(
-        "exploring every schedule of {} copies{crash} on {} ({storage}) …",
+        "exploring every schedule of {} copies{crash} on {} ({storage}), {} at a time …",
         args.copies,
-        args.design.name()
+        args.design.name(),
+        args.jobs
     );
     let report = match explorer::explore(&target, &plan).await {
         Ok(report) => report,

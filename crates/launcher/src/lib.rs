@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use axum::Router;
 use lab_core::cleanup::spawn_cleanup;
+use lab_core::explorations::Explorations;
 use lab_core::openapi::with_document;
 use lab_core::step_stream::combined_steps_route;
 use lab_core::steps::{StepHub, close_on};
@@ -39,7 +40,7 @@ use naive_server::NaiveServer;
 use onetrip_server::OneTripServer;
 use outside::{OutsideServices, SideEffectsApi};
 use phased_server::PhasedServer;
-use replicas::design_routes;
+use replicas::{SharedByDesigns, design_routes};
 use safe_server::SafeServer;
 use tokio::net::TcpListener;
 use transactional_server::TransactionalServer;
@@ -93,14 +94,20 @@ pub fn app(
     let shops = Outside::through(services.client.clone());
     let outside = &shops;
     let room = Room::new(limits);
-    let (naive, naive_steps) = design_routes::<NaiveServer>(replicas, &room, &teacher, outside);
-    let (locked, locked_steps) = design_routes::<LockedServer>(replicas, &room, &teacher, outside);
-    let (safe, safe_steps) = design_routes::<SafeServer>(replicas, &room, &teacher, outside);
+    let explorations = Explorations::default();
+    let shared = SharedByDesigns {
+        room: &room,
+        teacher: &teacher,
+        outside,
+        explorations: &explorations,
+    };
+    let (naive, naive_steps) = design_routes::<NaiveServer>(replicas, shared);
+    let (locked, locked_steps) = design_routes::<LockedServer>(replicas, shared);
+    let (safe, safe_steps) = design_routes::<SafeServer>(replicas, shared);
     let (transactional, transactional_steps) =
-        design_routes::<TransactionalServer>(replicas, &room, &teacher, outside);
-    let (phased, phased_steps) = design_routes::<PhasedServer>(replicas, &room, &teacher, outside);
-    let (onetrip, onetrip_steps) =
-        design_routes::<OneTripServer>(replicas, &room, &teacher, outside);
+        design_routes::<TransactionalServer>(replicas, shared);
+    let (phased, phased_steps) = design_routes::<PhasedServer>(replicas, shared);
+    let (onetrip, onetrip_steps) = design_routes::<OneTripServer>(replicas, shared);
     let hubs = vec![
         (NaiveServer::NAME, naive_steps),
         (LockedServer::NAME, locked_steps),
@@ -157,6 +164,7 @@ pub fn app(
         router: around_routes(with_security_headers(router, csp), timeouts),
         steps: hubs.into_iter().map(|(_, hub)| hub).collect(),
         shops,
+        explorations,
     }
 }
 
@@ -169,6 +177,9 @@ pub struct LabApp {
     /// The shops' line to the outside services, which the outbox's sender
     /// shares to hear when an e-mail waits.
     pub shops: Outside,
+    /// The explorations of every design: once bound, tell them where
+    /// each design is reached ([`Explorations::serve_at`]).
+    pub explorations: Explorations,
 }
 
 /// Every design, by name, in the order a learner meets them.
@@ -288,6 +299,7 @@ impl Application {
             router,
             steps,
             shops,
+            explorations,
         } = app(
             &replicas,
             &settings.ui_dir,
@@ -298,6 +310,14 @@ impl Application {
             &outside,
         );
         let listener = bind(settings.addr).await?;
+        let addr = listener.local_addr().map_err(|source| LabError::Bind {
+            addr: settings.addr,
+            source,
+        })?;
+        for design in SERVERS {
+            let root = lab_platform::start::own_url(addr);
+            explorations.serve_at(design, format!("{root}/api/{design}/orders"));
+        }
         let workshop_cleanup = workshop::spawn_cleanup(
             db.clone(),
             settings.workshop,

@@ -3,8 +3,10 @@
 //! of its own — with requests spread over them in turn, as a load balancer
 //! in front of N processes does. Every answer names the replica that gave
 //! it (`Lab-Replica: 1…N`). What the lab still shares between them is its
-//! instruments, the step hub a page watches and the room's limits, and
-//! the world outside: one payment provider and one mail sink.
+//! instruments, the step hub a page watches, the open schedules and
+//! explorations (a release must find its schedule whichever replica it
+//! reaches) and the room's limits, and the world outside: one payment
+//! provider and one mail sink.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,21 +15,41 @@ use axum::Router;
 use axum::extract::Request;
 use axum::http::HeaderValue;
 use axum::response::IntoResponse;
+use lab_core::explorations::Explorations;
+use lab_core::schedules::Schedules;
 use lab_core::{Db, OrderServer, Outside, StepHub};
 use lab_platform::access::TeacherToken;
 use lab_platform::limits::Room;
 use lab_wire::headers::LAB_REPLICA;
 use tower::ServiceExt;
 
+/// What every design's servers share with the lab's other designs.
+#[derive(Debug, Clone, Copy)]
+pub struct SharedByDesigns<'a> {
+    /// The room's limits, which hold over every design together.
+    pub room: &'a Room,
+    /// Whose token reads every lab.
+    pub teacher: &'a TeacherToken,
+    /// The payment provider and the mail sink.
+    pub outside: &'a Outside,
+    /// The explorations: one per lab at a time, whichever design.
+    pub explorations: &'a Explorations,
+}
+
 /// One design's routes over `replicas` (one database handle each), and the
 /// step hub its replicas share.
 pub fn design_routes<S: OrderServer>(
     replicas: &[Db],
-    room: &Room,
-    teacher: &TeacherToken,
-    outside: &Outside,
+    shared: SharedByDesigns,
 ) -> (Router, StepHub) {
+    let SharedByDesigns {
+        room,
+        teacher,
+        outside,
+        explorations,
+    } = shared;
     let hub = StepHub::new();
+    let schedules = Schedules::default();
     let routers: Vec<Router> = replicas
         .iter()
         .map(|db| {
@@ -35,6 +57,8 @@ pub fn design_routes<S: OrderServer>(
                 .with_teacher(teacher.clone())
                 .with_outside(outside.clone());
             state.steps = hub.clone();
+            state.schedules = schedules.clone();
+            state.explorations = explorations.clone();
             S::routes(state)
         })
         .collect();

@@ -2,21 +2,19 @@
 //! sent before storing it, and answers a problem+json that says what to fix.
 
 use axum::Json;
-use axum::body::Body;
 use axum::extract::{Path, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use lab_platform::LabError;
 use lab_platform::access::{CredentialHeaders, LabToChange, LabToRead};
-use lab_platform::body::{read_limited_body, require_json_content_type};
+use lab_platform::body::read_json;
 use lab_wire::run::RunRecord;
 use lab_wire::workshop::{
     LESSON_STEPS, LessonProgress, MAX_ORDERS_COUNTED, Prediction, RunSummary, SavedRun,
 };
 use lab_wire::{Problem, Timestamp};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::settings::WorkshopState;
@@ -27,53 +25,6 @@ use crate::store::{self, NewRun, Progress};
 pub const MAX_RUN_BYTES: usize = 1024 * 1024;
 /// The largest lesson progress accepted.
 const MAX_PROGRESS_BYTES: usize = 16 * 1024;
-/// Reads a JSON body of at most `max` bytes into `T`: a syntax error is
-/// malformed JSON (400); well-formed JSON of the wrong shape is an invalid
-/// record (422) whose detail names the field, as `panes[0].orders[0].id`.
-/// A whole number written with a fraction (`2.0`) is the number (JSON
-/// Schema counts it as an integer too).
-async fn read_json<T: for<'de> Deserialize<'de>>(
-    request: Request,
-    max: usize,
-) -> Result<T, LabError> {
-    let (parts, body): (_, Body) = request.into_parts();
-    require_json_content_type(&parts.headers)?;
-    let bytes = read_limited_body(&parts.headers, body, max).await?;
-    let mut value: Value =
-        serde_json::from_slice(&bytes).map_err(|error| match error.classify() {
-            serde_json::error::Category::Data => LabError::InvalidRecord(error.to_string()),
-            _ => LabError::MalformedJson(error.to_string()),
-        })?;
-    whole_numbers_as_integers(&mut value);
-    serde_path_to_error::deserialize(value).map_err(|error| {
-        let path = error.path().to_string();
-        let why = error.into_inner();
-        LabError::InvalidRecord(if path == "." {
-            why.to_string()
-        } else {
-            format!("{path}: {why}")
-        })
-    })
-}
-
-/// Rewrites every number like `2.0` as the integer `2`, so that it reads
-/// into an integer field; fractions and numbers too large stay as they are.
-fn whole_numbers_as_integers(value: &mut Value) {
-    match value {
-        Value::Number(number) => {
-            if let Some(float) = number.as_f64().filter(|_| number.is_f64())
-                && float.fract() == 0.0
-                && float.abs() <= lab_wire::run::MAX_EXACT_NUMBER as f64
-            {
-                *number = serde_json::Number::from(float as i64);
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
-        Value::Object(fields) => fields.values_mut().for_each(whole_numbers_as_integers),
-        _ => {}
-    }
-}
-
 /// `POST /runs`: saves a finished run of the lab, for its permalink.
 #[utoipa::path(
     post,
@@ -261,25 +212,4 @@ pub async fn save_progress(
     )
     .await?;
     Ok(StatusCode::NO_CONTENT)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_whole_number_written_as_a_float_reads_as_that_number_even_near_2_to_the_53() {
-        for (json, whole) in [
-            ("2.0", 2),
-            ("2251799813685247.0", 2_251_799_813_685_247),
-            ("9007199254740991.0", 9_007_199_254_740_991),
-        ] {
-            let mut value: Value = serde_json::from_str(json).unwrap();
-            whole_numbers_as_integers(&mut value);
-            assert_eq!(value.as_i64(), Some(whole), "{json}");
-        }
-        let mut fraction: Value = serde_json::from_str("[2.5, 1e300]").unwrap();
-        whole_numbers_as_integers(&mut fraction);
-        assert!(fraction[0].is_f64() && fraction[1].is_f64(), "{fraction}");
-    }
 }

@@ -148,7 +148,11 @@ fn kinds_are_all_listed(error: &LabError) {
             | ScheduleRefused::Full { .. }
             | ScheduleRefused::TooMany(_)
             | ScheduleRefused::ServerFull
-            | ScheduleRefused::NotAtGate { .. },
+            | ScheduleRefused::NotAtGate { .. }
+            | ScheduleRefused::Exploring(_)
+            | ScheduleRefused::ExplorationsFull(_)
+            | ScheduleRefused::ExplorationNotFound(_)
+            | ScheduleRefused::CannotExplore,
         ) => {}
     }
 }

@@ -23,9 +23,7 @@ impl IntoResponse for LabError {
         let retry_after = match &self {
             Self::KeyInFlight | Self::RequestTimedOut(_) | Self::ClaimLost => Some(1),
             Self::Limit(limit) => Some(limit.retry_after_secs()),
-            Self::Schedule(
-                super::ScheduleRefused::TooMany(_) | super::ScheduleRefused::ServerFull,
-            ) => Some(60),
+            Self::Schedule(refused) => refused.retry_after_secs(),
             _ => None,
         };
         let mut response = (status, body).into_response();

@@ -1,8 +1,9 @@
-//! Why a schedule (`POST /schedules`, `Lab-Schedule`) refused what was
-//! asked of it. A schedule holds requests at their gates, so it is a
-//! lab's resource like its requests in progress: each limit here is a
-//! boundary between the labs of a room, answered with a 4xx that says
-//! what to do instead.
+//! Why a schedule (`POST /schedules`, `Lab-Schedule`) or an exploration
+//! (`POST /explorations`: every schedule, run by the server) refused what
+//! was asked of it. A schedule holds requests at their gates and an
+//! exploration runs hundreds of them, so both are a lab's resources like
+//! its requests in progress: each limit here is a boundary between the
+//! labs of a room, answered with a 4xx that says what to do instead.
 
 use axum::http::StatusCode;
 
@@ -47,6 +48,26 @@ pub enum ScheduleRefused {
         /// Where it stands instead, in words.
         state: &'static str,
     },
+    /// The lab already runs an exploration.
+    #[error(
+        "this lab already runs exploration {0}, and one lab runs one at a time: wait for it to finish (GET /explorations/{0}) or stop it (DELETE /explorations/{0})"
+    )]
+    Exploring(String),
+    /// The server runs as many explorations, over every lab, as it may.
+    #[error(
+        "the server already runs {0} explorations, the most it runs at once; try again in a minute"
+    )]
+    ExplorationsFull(usize),
+    /// An exploration's route names no exploration of the lab on this design.
+    #[error(
+        "this lab has no exploration {0:?} on this design: it was stopped, replaced by a newer one, kept too long, or made in another lab"
+    )]
+    ExplorationNotFound(String),
+    /// The server cannot reach itself, so it cannot run schedules.
+    #[error(
+        "this server was started without knowing its own address, so it cannot run an exploration; use `idempotency-lab explore`"
+    )]
+    CannotExplore,
 }
 
 impl ScheduleRefused {
@@ -57,8 +78,11 @@ impl ScheduleRefused {
             // request is well formed, what it names does not exist.
             Self::UnknownOnRequest(_) | Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::Full { .. } | Self::NotAtGate { .. } => StatusCode::CONFLICT,
-            Self::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
-            Self::ServerFull => StatusCode::SERVICE_UNAVAILABLE,
+            Self::TooMany(_) | Self::Exploring(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::ServerFull | Self::ExplorationsFull(_) | Self::CannotExplore => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            Self::ExplorationNotFound(_) => StatusCode::NOT_FOUND,
         }
     }
 
@@ -77,11 +101,37 @@ impl ScheduleRefused {
                 "The server holds all the schedules it may",
             ),
             Self::NotAtGate { .. } => ("copy-not-at-gate", "This copy is not waiting at a gate"),
+            Self::Exploring(_) => (
+                "lab-exploration-limit",
+                "This lab already runs an exploration",
+            ),
+            Self::ExplorationsFull(_) => (
+                "server-explorations-limit",
+                "The server runs all the explorations it may",
+            ),
+            Self::ExplorationNotFound(_) => {
+                ("exploration-not-found", "No such exploration in this lab")
+            }
+            Self::CannotExplore => (
+                "explorations-unavailable",
+                "This server cannot run explorations",
+            ),
+        }
+    }
+
+    /// How many seconds a client should wait before asking again, where
+    /// waiting helps.
+    pub fn retry_after_secs(&self) -> Option<u64> {
+        match self {
+            Self::TooMany(_) | Self::ServerFull | Self::ExplorationsFull(_) => Some(60),
+            // An exploration of two copies takes seconds.
+            Self::Exploring(_) => Some(5),
+            _ => None,
         }
     }
 
     /// One of each, for the catalogue.
-    pub fn one_of_each() -> [Self; 6] {
+    pub fn one_of_each() -> [Self; 10] {
         [
             Self::UnknownOnRequest(String::new()),
             Self::NotFound(String::new()),
@@ -95,6 +145,10 @@ impl ScheduleRefused {
                 copy: 1,
                 state: "running",
             },
+            Self::Exploring(String::new()),
+            Self::ExplorationsFull(0),
+            Self::ExplorationNotFound(String::new()),
+            Self::CannotExplore,
         ]
     }
 }

@@ -33,6 +33,25 @@ fn a_lab_past_its_requests_in_progress_is_refused_and_another_lab_is_not() {
 }
 
 #[test]
+fn work_holding_many_requests_takes_that_many_places_and_gives_them_all_back() {
+    let room = room(8, 60);
+    let exploration = room.admit_many(&lab("a"), 6).unwrap();
+    let _one = room.admit(&lab("a"), Duration::ZERO).unwrap();
+    let _two = room.admit(&lab("a"), Duration::ZERO).unwrap();
+    assert_eq!(
+        room.admit(&lab("a"), Duration::ZERO).unwrap_err(),
+        LimitReached::Requests { limit: 8 }
+    );
+    assert_eq!(
+        room.admit_many(&lab("b"), 9).map(drop),
+        Ok(()),
+        "more than the share takes the whole share"
+    );
+    drop(exploration);
+    assert!(room.admit_many(&lab("a"), 6).is_ok());
+}
+
+#[test]
 fn the_delays_in_progress_of_one_lab_add_up_to_its_budget() {
     let room = room(100, 10);
     let held: Vec<_> = (0..3)
