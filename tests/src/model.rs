@@ -7,14 +7,15 @@
 //! second insert of that key wait (PostgreSQL's row locks) or that run as
 //! one step on SQLite's single writer, and the locked design's lock in
 //! memory. Each copy of the order is a small program of gates; a move
-//! lets one copy run the statement at its gate. The model is checked with
+//! lets one copy run the statement at its gate, or (with crashes) ends
+//! one copy there as a dying server would, after which its client retries
+//! with the same key as one more copy. The model is checked with
 //! `stateright` (a maintained model checker), and its complete schedules
 //! are listed in the explorer's notation (`1 1 2 …`) so that the two can
 //! be compared schedule by schedule.
 
-use std::collections::BTreeSet;
-
-use stateright::{Model, Property};
+mod checked;
+mod listing;
 
 /// The designs the model knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -43,6 +44,17 @@ pub enum ModelDatabase {
     /// Row locks: a second insert of a key an open transaction inserted
     /// waits until that transaction ends.
     Postgres,
+}
+
+/// Which crash a schedule may make: one, after which the crashed copy's
+/// client retries with the same key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ModelCrash {
+    Never,
+    /// Any copy at any gate, as a dying server.
+    AnyGate,
+    /// Any copy at its answer only: the work done, the answer lost.
+    AtTheAnswer,
 }
 
 /// What a copy does next.
@@ -78,6 +90,31 @@ struct Copy {
     answer: Option<u8>,
 }
 
+/// One move of a schedule, written as the explorer writes it: `1` lets
+/// copy 1 run the statement at its gate, `x1` crashes it there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Move {
+    Release(u8),
+    Crash(u8),
+}
+
+impl Move {
+    /// The copy it moves.
+    pub fn copy(self) -> u8 {
+        match self {
+            Self::Release(copy) | Self::Crash(copy) => copy,
+        }
+    }
+
+    /// As the explorer writes it.
+    pub fn text(self) -> String {
+        match self {
+            Self::Release(copy) => copy.to_string(),
+            Self::Crash(copy) => format!("x{copy}"),
+        }
+    }
+}
+
 /// The abstract database and the copies.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct World {
@@ -95,6 +132,9 @@ pub struct World {
     waiting: Vec<usize>,
     /// The answers the copies were given: the order each named.
     told: Vec<(usize, u8)>,
+    /// Whether a copy has crashed (one crash per schedule, as the explorer
+    /// makes it).
+    crashed: bool,
 }
 
 impl World {
@@ -114,6 +154,8 @@ pub struct DesignModel {
     pub design: ModelDesign,
     pub database: ModelDatabase,
     pub copies: u8,
+    /// Which crash a schedule may make, once.
+    pub crash: ModelCrash,
     /// At most this many preemptions per listed schedule, counted as the
     /// explorer counts them (a switch away from a copy that could move).
     pub preemptions: Option<usize>,
@@ -144,6 +186,7 @@ impl DesignModel {
             lock: None,
             waiting: Vec::new(),
             told: Vec::new(),
+            crashed: false,
         }
     }
 
@@ -155,6 +198,59 @@ impl DesignModel {
             .filter(|(_, copy)| waits(copy))
             .map(|(number, _)| number)
             .collect()
+    }
+
+    /// The moves there are: each waiting copy runs its statement, or, with
+    /// crashes and none yet, crashes at its gate.
+    fn moves(&self, world: &World) -> Vec<Move> {
+        let waiting = Self::movable(world);
+        let mut moves: Vec<Move> = waiting.iter().map(|&copy| Move::Release(copy)).collect();
+        let may_crash = |copy: &u8| match self.crash {
+            ModelCrash::Never => false,
+            ModelCrash::AnyGate => true,
+            ModelCrash::AtTheAnswer => world.copies[usize::from(*copy) - 1].at == At::Answer,
+        };
+        if !world.crashed {
+            moves.extend(
+                waiting
+                    .iter()
+                    .filter(|copy| may_crash(copy))
+                    .map(|&copy| Move::Crash(copy)),
+            );
+        }
+        moves
+    }
+
+    /// Makes `one` move.
+    fn make(&self, world: &mut World, one: Move) {
+        match one {
+            Move::Release(copy) => self.step(world, copy),
+            Move::Crash(copy) => self.crash(world, copy),
+        }
+    }
+
+    /// Copy `number` crashes at its gate: it runs nothing more and its
+    /// client is told nothing; its open transaction rolls back, so an
+    /// insert of the key that waited for it goes in (with two copies at
+    /// most one waits); the locked design's lock goes to the next waiter;
+    /// the client retries with the same key, as a new copy at the first gate.
+    fn crash(&self, world: &mut World, number: u8) {
+        let i = usize::from(number) - 1;
+        if world.claiming == Some(i) {
+            world.claiming = None;
+            if let Some(next) = world.copies.iter().position(|c| c.at == At::ClaimWaits) {
+                world.claiming = Some(next);
+                world.copies[next].at = At::InsertOrderInTx;
+            }
+        }
+        self.flow_ended(world, i);
+        world.copies[i].at = At::Done;
+        world.crashed = true;
+        let retry = Copy {
+            at: self.first_gate(),
+            answer: None,
+        };
+        world.copies.push(retry);
     }
 
     /// Copy `number` runs the statement at its gate.
@@ -299,87 +395,5 @@ impl DesignModel {
                 world.copies[next].at = At::LookUp;
             }
         }
-    }
-
-    /// Every complete schedule within the bound, as the explorer writes
-    /// it, and whether it kept the promise of one order.
-    pub fn schedules(&self) -> Vec<(String, bool)> {
-        let mut done = Vec::new();
-        let mut stack = vec![(self.initial(), Vec::<u8>::new(), 0)];
-        while let Some((world, path, preempted)) = stack.pop() {
-            let movable = Self::movable(&world);
-            if movable.is_empty() {
-                let text: Vec<String> = path.iter().map(u8::to_string).collect();
-                done.push((text.join(" "), world.kept_the_promise()));
-                continue;
-            }
-            for &number in &movable {
-                let left = path.last().filter(|&&last| last != number);
-                let preempted = preempted + usize::from(left.is_some_and(|l| movable.contains(l)));
-                if self.preemptions.is_some_and(|bound| preempted > bound) {
-                    continue;
-                }
-                let mut next = world.clone();
-                self.step(&mut next, number);
-                let mut longer = path.clone();
-                longer.push(number);
-                stack.push((next, longer, preempted));
-            }
-        }
-        done.sort();
-        done
-    }
-
-    /// The shortest schedule that broke the promise (fewest moves, then
-    /// the first in order), as the explorer picks it.
-    pub fn shortest_counterexample(&self) -> Option<String> {
-        self.broken()
-            .into_iter()
-            .min_by_key(|schedule| (schedule.split(' ').count(), schedule.clone()))
-    }
-
-    /// The schedules that broke the promise.
-    pub fn broken(&self) -> BTreeSet<String> {
-        self.schedules()
-            .into_iter()
-            .filter(|(_, kept)| !kept)
-            .map(|(schedule, _)| schedule)
-            .collect()
-    }
-}
-
-impl Model for DesignModel {
-    type State = World;
-    type Action = u8;
-
-    fn init_states(&self) -> Vec<World> {
-        vec![self.initial()]
-    }
-
-    fn actions(&self, world: &World, actions: &mut Vec<u8>) {
-        actions.extend(Self::movable(world));
-    }
-
-    fn next_state(&self, world: &World, number: u8) -> Option<World> {
-        let mut next = world.clone();
-        self.step(&mut next, number);
-        Some(next)
-    }
-
-    fn properties(&self) -> Vec<Property<Self>> {
-        vec![
-            Property::always(
-                "at most one order, and every answer names it",
-                |_, world: &World| world.kept_the_promise(),
-            ),
-            Property::always(
-                "no copy waits once every other has ended",
-                |model: &DesignModel, world: &World| {
-                    !DesignModel::movable(world).is_empty()
-                        || world.copies.iter().all(|copy| copy.at == At::Done)
-                        || model.copies == 0
-                },
-            ),
-        ]
     }
 }

@@ -25,6 +25,8 @@ mod search;
 mod steps;
 
 pub use error::ExploreError;
-pub use report::{Answer, Choice, Move, Report, ScheduleRun, parse_schedule, schedule_text};
+pub use report::{
+    Answer, Choice, Crashes, Move, Report, ScheduleRun, parse_schedule, schedule_text,
+};
 pub use run::{Target, run_schedule};
 pub use search::{DEFAULT_JOBS, PREEMPTIONS_FOR_THREE, Plan, explore, explore_reporting};

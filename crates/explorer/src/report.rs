@@ -61,6 +61,41 @@ impl Serialize for Choice {
     }
 }
 
+/// Which crash a schedule may make: at most one per schedule, after which
+/// the crashed copy's client retries with the same key as one more copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Crashes {
+    /// No crash: only releases.
+    #[default]
+    Never,
+    /// Any copy at any of its gates, as a server process dying there.
+    AnyGate,
+    /// Any copy at its answer gate only: its work done and committed, its
+    /// answer lost on the way (a dropped response).
+    AnswerOnly,
+}
+
+impl Crashes {
+    /// Whether a copy waiting at `gate` may crash there.
+    pub fn allowed_at(self, gate: Gate) -> bool {
+        match self {
+            Self::Never => false,
+            Self::AnyGate => true,
+            Self::AnswerOnly => gate == Gate::Answer,
+        }
+    }
+
+    /// For the summary: `, a crash anywhere`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Never => "",
+            Self::AnyGate => ", a crash anywhere",
+            Self::AnswerOnly => ", one answer dropped",
+        }
+    }
+}
+
 /// One choice carried out: which copy, at which gate, and whether it crashed there.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Move {
@@ -149,8 +184,8 @@ pub struct Report {
     pub design: String,
     /// How many copies of the order were sent.
     pub copies: u8,
-    /// Whether each schedule could also crash one copy at any gate.
-    pub crash: bool,
+    /// Which crash each schedule could also make.
+    pub crash: Crashes,
     /// The bound on preemptions per schedule, if there was one.
     pub preemptions: Option<usize>,
     /// Every schedule, in the order they were run.
@@ -174,7 +209,7 @@ impl Report {
     /// shortest counterexample `1 2 1 1 1 2 2 2``.
     pub fn summary(&self) -> String {
         let broken = self.broken().count();
-        let crash = if self.crash { ", a crash anywhere" } else { "" };
+        let crash = self.crash.words();
         let bound = match self.preemptions {
             Some(1) => ", at most 1 preemption".to_owned(),
             Some(bound) => format!(", at most {bound} preemptions"),
@@ -256,7 +291,7 @@ mod tests {
         let report = Report {
             design: "naive".into(),
             copies: 2,
-            crash: false,
+            crash: Crashes::Never,
             preemptions: None,
             runs: vec![
                 run(&[1, 1, 2, 2], &["a"], &[(201, "a"), (201, "a")]),

@@ -6,7 +6,7 @@ use lab_wire::{CopyState, Order, ScheduleView, StepKind};
 use tokio::task::JoinHandle;
 
 use crate::error::ExploreError;
-use crate::report::{Answer, Choice, Move, ScheduleRun, schedule_text};
+use crate::report::{Answer, Choice, Crashes, Move, ScheduleRun, schedule_text};
 use crate::steps::StepStream;
 
 /// The order every copy sends.
@@ -221,15 +221,16 @@ async fn first_gate(stream: &mut StepStream, known: &[u64]) -> Result<u64, Explo
 
 /// Runs one schedule of `copies` copies on `target`: makes the choices
 /// `choose` names, in order, then lets the copy that moved last go on
-/// while it can, else the lowest copy that can move, until none can. With `crash`, each point also offers to crash any
-/// waiting copy there, once per schedule; the crashed copy's client then
-/// retries with the same key, as a new copy. Each run has a lab and a key
-/// of its own.
+/// while it can, else the lowest copy that can move, until none can. With
+/// `crash` other than never, each point also offers to crash any copy
+/// waiting at a gate where `crash` allows it, once per schedule; the
+/// crashed copy's client then retries with the same key, as a new copy.
+/// Each run has a lab and a key of its own.
 pub async fn run_schedule(
     target: &Target,
     copies: u8,
     choose: &[Choice],
-    crash: bool,
+    crash: Crashes,
 ) -> Result<ScheduleRun, ExploreError> {
     let secret = format!("explore-{}", uuid::Uuid::new_v4().simple());
     let key = uuid::Uuid::new_v4().to_string();
@@ -268,8 +269,13 @@ pub async fn run_schedule(
             .map(|copy| copy.copy)
             .collect();
         let mut enabled: Vec<Choice> = waiting.iter().map(|&copy| Choice::Release(copy)).collect();
-        if crash && !crashed {
-            enabled.extend(waiting.iter().map(|&copy| Choice::Crash(copy)));
+        if !crashed {
+            enabled.extend(view.copies.iter().filter_map(|copy| match copy.state {
+                CopyState::AtGate { next } if crash.allowed_at(next) => {
+                    Some(Choice::Crash(copy.copy))
+                }
+                _ => None,
+            }));
         }
         let at = run.schedule.len();
         let not_enabled = |choice: Choice| ExploreError::NotEnabled {

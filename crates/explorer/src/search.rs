@@ -5,7 +5,7 @@
 use tokio::task::JoinSet;
 
 use crate::error::ExploreError;
-use crate::report::{Choice, Report, ScheduleRun};
+use crate::report::{Choice, Crashes, Report, ScheduleRun};
 use crate::run::{Target, run_schedule};
 
 /// How many schedules run at once unless told otherwise. A schedule
@@ -23,9 +23,9 @@ pub struct Plan {
     pub design: String,
     /// How many copies of the order are sent (2 or 3).
     pub copies: u8,
-    /// Whether each schedule may also crash one copy at any gate (its
-    /// client then retries with the same key).
-    pub crash: bool,
+    /// Which crash each schedule may also make (its client then retries
+    /// with the same key).
+    pub crash: Crashes,
     /// The most schedules to run; more is an error, not a silent cut.
     pub max_schedules: usize,
     /// How many schedules run at once. Each has a lab and a key of its

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use explorer::{Plan, Target};
+use explorer::{Crashes, Plan, Target};
 use futures::future::{AbortHandle, Abortable};
 use lab_platform::limits::Room;
 use lab_platform::{LabError, error::ScheduleRefused};
@@ -237,7 +237,11 @@ impl Exploration {
         let plan = Plan {
             design: self.design.to_owned(),
             copies: self.asked.copies,
-            crash: self.asked.crash,
+            crash: if self.asked.crash {
+                Crashes::AnyGate
+            } else {
+                Crashes::Never
+            },
             max_schedules: MOST_SCHEDULES,
             jobs: JOBS,
             preemptions: (self.asked.copies == 3).then_some(explorer::PREEMPTIONS_FOR_THREE),

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
-use explorer::{Plan, Report, ScheduleRun, Target, parse_schedule};
+use explorer::{Crashes, Plan, Report, ScheduleRun, Target, parse_schedule};
 use lab_client::Locale;
 use lab_client::sequence::describe;
 use lab_wire::run::Design;
@@ -28,6 +28,7 @@ more, 2 when the exploration could not run.
 Examples:
   idempotency-lab explore --design naive
   idempotency-lab explore --design locked --crash
+  idempotency-lab explore --design naive --drop
   idempotency-lab explore --design transactional --database-url postgres://postgres@127.0.0.1:5432/postgres
   idempotency-lab explore --design naive --schedule '1 1 2 1 1 2 2 2'
   idempotency-lab explore --design safe --copies 3 --preemptions 1";
@@ -45,8 +46,12 @@ pub struct ExploreArgs {
     database_url: Option<String>,
     /// Also crash one copy at any of its gates, in every way, followed by
     /// its client's retry with the same key
-    #[arg(long)]
+    #[arg(long, conflicts_with = "drop")]
     crash: bool,
+    /// Also drop one copy's answer (crash it at its answer gate, its work
+    /// done), in every way, followed by its client's retry with the same key
+    #[arg(long)]
+    drop: bool,
     /// Run this one schedule (the copies released in order; `x1` crashes
     /// copy 1) and print its steps
     #[arg(long, value_name = "CHOICES")]
@@ -96,6 +101,11 @@ pub async fn explore(args: ExploreArgs) -> ExitCode {
         Ok(schedule) => schedule,
         Err(message) => return cannot_run(format!("--schedule: {message}")),
     };
+    let crashes = match (args.crash, args.drop) {
+        (true, _) => Crashes::AnyGate,
+        (false, true) => Crashes::AnswerOnly,
+        (false, false) => Crashes::Never,
+    };
     let connections = lab_platform::db::TRANSACTION_CONNECTIONS;
     let (base, storage) =
         match crate::local_lab::start_lab(args.database_url.clone(), connections).await {
@@ -104,7 +114,7 @@ pub async fn explore(args: ExploreArgs) -> ExitCode {
         };
     let target = Target::new(format!("{base}/api/{}/orders", args.design.name()));
     if let Some(schedule) = schedule {
-        return match explorer::run_schedule(&target, args.copies, &schedule, args.crash).await {
+        return match explorer::run_schedule(&target, args.copies, &schedule, crashes).await {
             Ok(run) => {
                 println!("{}", describe_run(&run));
                 ExitCode::SUCCESS
@@ -115,7 +125,7 @@ pub async fn explore(args: ExploreArgs) -> ExitCode {
     let plan = Plan {
         design: args.design.name().to_owned(),
         copies: args.copies,
-        crash: args.crash,
+        crash: crashes,
         max_schedules: args.max_schedules,
         jobs: args.jobs,
         preemptions: args
@@ -123,10 +133,10 @@ pub async fn explore(args: ExploreArgs) -> ExitCode {
             .or((args.copies == 3).then_some(explorer::PREEMPTIONS_FOR_THREE)),
     };
     let started = Instant::now();
-    let crash = if args.crash { ", a crash anywhere" } else { "" };
     eprintln!(
-        "exploring every schedule of {} copies{crash} on {} ({storage}), {} at a time …",
+        "exploring every schedule of {} copies{} on {} ({storage}), {} at a time …",
         args.copies,
+        crashes.words(),
         args.design.name(),
         args.jobs
     );

@@ -135,6 +135,11 @@ impl Schedule {
             let mut all_blocked = true;
             for (index, backend, waits_for_lock) in moving {
                 match self.what_blocks(db, backend, waits_for_lock).await? {
+                    // A crashed holder's transaction is being rolled back
+                    // (its connection was dropped, the ROLLBACK is on its
+                    // way): the copy it blocked is about to move, not
+                    // blocked, and is waited for.
+                    Some((_, Some(holder))) if self.has_ended(holder) => all_blocked = false,
                     Some((on, holder)) => self.block(index, on, holder),
                     None => {
                         self.unblock(index);
@@ -177,12 +182,19 @@ impl Schedule {
         if blockers.is_empty() {
             return Ok(None);
         }
+        // A copy still running first: a crashed copy's connection may
+        // already serve another copy's transaction.
         let state = self.lock();
-        let holder = state
-            .copies
-            .iter()
-            .position(|entry| entry.runs_on_any(&blockers));
+        let holds = |entry: &Entry| entry.runs_on_any(&blockers);
+        let holder = (state.copies.iter())
+            .position(|entry| entry.state != CopyState::Finished && holds(entry))
+            .or_else(|| state.copies.iter().position(holds));
         Ok(Some((BlockedOn::Database, holder)))
+    }
+
+    /// Whether copy `index` has ended (answered, failed or crashed).
+    fn has_ended(&self, index: usize) -> bool {
+        self.lock().copies[index].state == CopyState::Finished
     }
 
     /// A copy marked blocked that no longer is: running again.
@@ -230,14 +242,16 @@ impl Schedule {
 impl ScheduledRequest {
     /// Marks the copy as finished: its work has ended.
     pub fn finish(&self) {
-        // A crashed copy never said it let go of its lock or its backend:
-        // it holds nothing now.
+        // A crashed copy never said it let go of its lock: it holds none
+        // now. Its transaction, dropped, may still be rolling back on its
+        // backend, so that is kept: a copy it blocked names it as holder
+        // until PostgreSQL lets go (a transaction that ended normally left
+        // its backend at its commit or roll-back gate).
         self.change(|entry| {
             entry.state = CopyState::Finished;
             entry.holds_lock = false;
             entry.waits_for_lock = false;
             entry.statement_backend = None;
-            entry.transaction_backend = None;
         });
     }
 
