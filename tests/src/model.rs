@@ -16,6 +16,8 @@
 
 mod checked;
 mod listing;
+mod moves;
+mod phased;
 
 /// The designs the model knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -30,6 +32,10 @@ pub enum ModelDesign {
     Transactional,
     /// Claim, order and answer in one statement (one transaction on SQLite).
     OneTrip,
+    /// Atomic phases: the claim, then the order and its recovery point in
+    /// one transaction, the next recovery point, then the answer in one
+    /// transaction (see `model/phased.rs`).
+    Phased,
     /// A mutant: safe's claim without the UNIQUE constraint.
     SafeWithoutUnique,
     /// A mutant: safe's claim made only after a look-up found nothing.
@@ -78,8 +84,30 @@ enum At {
     RollBack,
     LookUpAnswer,
     ClaimAndOrder,
+    /// The phased design's own statements (`model/phased.rs`).
+    Phased(PhasedAt),
     Answer,
     Done,
+}
+
+/// Where a phased copy stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PhasedAt {
+    ClearExpired,
+    Claim,
+    TakeOver,
+    FindKey,
+    /// The phase "order": begin, insert, move the point, commit.
+    BeginOrder,
+    InsertOrder,
+    SaveOrderCreated,
+    CommitOrder,
+    /// The point `charged`, one statement.
+    SaveCharged,
+    /// The phase "finished": begin, save the answer, commit.
+    BeginFinish,
+    SaveAnswer,
+    CommitFinish,
 }
 
 /// One copy of the order.
@@ -169,6 +197,7 @@ impl DesignModel {
             ModelDesign::OneTrip => At::ClaimAndOrder,
             ModelDesign::Safe | ModelDesign::SafeWithoutUnique => At::Claim,
             ModelDesign::SafeCheckThenInsert => At::CheckKey,
+            ModelDesign::Phased => At::Phased(PhasedAt::ClearExpired),
         }
     }
 
@@ -200,64 +229,12 @@ impl DesignModel {
             .collect()
     }
 
-    /// The moves there are: each waiting copy runs its statement, or, with
-    /// crashes and none yet, crashes at its gate.
-    fn moves(&self, world: &World) -> Vec<Move> {
-        let waiting = Self::movable(world);
-        let mut moves: Vec<Move> = waiting.iter().map(|&copy| Move::Release(copy)).collect();
-        let may_crash = |copy: &u8| match self.crash {
-            ModelCrash::Never => false,
-            ModelCrash::AnyGate => true,
-            ModelCrash::AtTheAnswer => world.copies[usize::from(*copy) - 1].at == At::Answer,
-        };
-        if !world.crashed {
-            moves.extend(
-                waiting
-                    .iter()
-                    .filter(|copy| may_crash(copy))
-                    .map(|&copy| Move::Crash(copy)),
-            );
-        }
-        moves
-    }
-
-    /// Makes `one` move.
-    fn make(&self, world: &mut World, one: Move) {
-        match one {
-            Move::Release(copy) => self.step(world, copy),
-            Move::Crash(copy) => self.crash(world, copy),
-        }
-    }
-
-    /// Copy `number` crashes at its gate: it runs nothing more and its
-    /// client is told nothing; its open transaction rolls back, so an
-    /// insert of the key that waited for it goes in (with two copies at
-    /// most one waits); the locked design's lock goes to the next waiter;
-    /// the client retries with the same key, as a new copy at the first gate.
-    fn crash(&self, world: &mut World, number: u8) {
-        let i = usize::from(number) - 1;
-        if world.claiming == Some(i) {
-            world.claiming = None;
-            if let Some(next) = world.copies.iter().position(|c| c.at == At::ClaimWaits) {
-                world.claiming = Some(next);
-                world.copies[next].at = At::InsertOrderInTx;
-            }
-        }
-        self.flow_ended(world, i);
-        world.copies[i].at = At::Done;
-        world.crashed = true;
-        let retry = Copy {
-            at: self.first_gate(),
-            answer: None,
-        };
-        world.copies.push(retry);
-    }
-
     /// Copy `number` runs the statement at its gate.
     fn step(&self, world: &mut World, number: u8) {
         let i = usize::from(number) - 1;
         let copy = world.copies[i];
         let next = match copy.at {
+            At::Phased(at) => self.phased_step(world, i, number, at),
             At::TakeLock => match world.lock {
                 None => {
                     world.lock = Some(i);

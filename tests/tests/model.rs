@@ -18,6 +18,7 @@ use lab_e2e::{Backend, on_both_backends, spawn_server};
 use locked_server::LockedServer;
 use naive_server::NaiveServer;
 use onetrip_server::OneTripServer;
+use phased_server::PhasedServer;
 use safe_server::SafeServer;
 use stateright::{Checker, Model};
 use transactional_server::TransactionalServer;
@@ -28,6 +29,7 @@ on_both_backends!(
     safe_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server,
     transactional_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server,
     onetrip_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server,
+    phased_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server,
     the_mutant_without_unique_is_caught_by_both_with_the_same_shortest_counterexample,
     the_mutant_that_checks_then_inserts_is_caught_by_both_with_the_same_shortest_counterexample,
     three_copies_within_two_preemptions_break_naive_and_no_other_design_on_both_sides,
@@ -47,7 +49,7 @@ async fn agree<S: OrderServer>(backend: Backend, design: ModelDesign, copies: u8
         design: S::NAME.to_owned(),
         copies,
         crash,
-        max_schedules: 5_000,
+        max_schedules: 10_000,
         jobs: explorer::DEFAULT_JOBS,
         preemptions: (copies == 3).then_some(explorer::PREEMPTIONS_FOR_THREE),
     };
@@ -134,6 +136,12 @@ async fn onetrip_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_se
     backend: Backend,
 ) {
     agree::<OneTripServer>(backend, ModelDesign::OneTrip, 2, Crashes::Never).await;
+}
+
+async fn phased_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server(
+    backend: Backend,
+) {
+    agree::<PhasedServer>(backend, ModelDesign::Phased, 2, Crashes::Never).await;
 }
 
 async fn the_mutant_without_unique_is_caught_by_both_with_the_same_shortest_counterexample(

@@ -276,3 +276,6 @@ fn shortest_first(report: &explorer::Report) -> Vec<ExploredSchedule> {
         .map(explorer::ScheduleRun::explored)
         .collect()
 }
+
+#[cfg(test)]
+mod tests;

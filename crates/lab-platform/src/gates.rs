@@ -26,6 +26,11 @@ pub trait Turnstile: Send + Sync + 'static {
     /// makes wait from a slow one.
     fn runs_on(&self, _pid: i32, _whole_transaction: bool) {}
 
+    /// The statement [`Self::runs_on`] named has ended and its connection
+    /// gone back to the pool, where another request may take it: the
+    /// backend names this request no longer.
+    fn statement_ended(&self) {}
+
     /// The request starts (`true`) or stops (`false`) waiting for a lock
     /// in the server's own memory (the locked design's).
     fn waits_for_server_lock(&self, _waiting: bool) {}
@@ -55,6 +60,12 @@ pub fn is_scheduled() -> bool {
 /// next statement, or its transaction (see [`Turnstile::runs_on`]).
 pub fn runs_on(pid: i32, whole_transaction: bool) {
     let _ = TURNSTILE.try_with(|turnstile| turnstile.runs_on(pid, whole_transaction));
+}
+
+/// Tells a scheduled request's schedule that its statement has ended (see
+/// [`Turnstile::statement_ended`]).
+pub fn statement_ended() {
+    let _ = TURNSTILE.try_with(|turnstile| turnstile.statement_ended());
 }
 
 /// Tells a scheduled request's schedule that it starts or stops waiting

@@ -49,6 +49,7 @@ impl Model for DesignModel {
                             ModelDesign::Safe
                                 | ModelDesign::SafeWithoutUnique
                                 | ModelDesign::SafeCheckThenInsert
+                                | ModelDesign::Phased
                         );
                     !ended
                         || (world.claiming.is_none()

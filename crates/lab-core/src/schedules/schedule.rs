@@ -338,6 +338,10 @@ impl Turnstile for ScheduledRequest {
         });
     }
 
+    fn statement_ended(&self) {
+        self.change(|entry| entry.statement_backend = None);
+    }
+
     fn waits_for_server_lock(&self, waiting: bool) {
         self.change(|entry| entry.waits_for_lock = waiting);
     }

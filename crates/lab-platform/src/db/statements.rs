@@ -62,6 +62,9 @@ impl std::fmt::Debug for Statements {
 struct Lease {
     connection: Option<PgConnection>,
     settled: bool,
+    /// Whether the statement's request runs under a schedule, which was
+    /// told this connection's backend.
+    scheduled: bool,
     shared: Arc<Shared>,
     _permit: OwnedSemaphorePermit,
 }
@@ -104,12 +107,14 @@ impl Statements {
             Some(connection) => connection,
             None => PgConnection::connect_with(&shared.options).await?,
         };
-        if gates::is_scheduled() {
+        let scheduled = gates::is_scheduled();
+        if scheduled {
             gates::runs_on(backend_pid(&mut connection).await?, false);
         }
         Ok(Lease {
             connection: Some(connection),
             settled: false,
+            scheduled,
             shared,
             _permit: permit,
         })
@@ -168,6 +173,10 @@ fn failed_in_the_database(error: &Error) -> bool {
 
 impl Drop for Lease {
     fn drop(&mut self) {
+        if self.scheduled {
+            // The backend may serve another request from now on.
+            gates::statement_ended();
+        }
         let Some(connection) = self.connection.take() else {
             return;
         };
