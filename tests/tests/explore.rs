@@ -14,6 +14,12 @@ use naive_server::NaiveServer;
 use onetrip_server::OneTripServer;
 use transactional_server::TransactionalServer;
 
+/// Schedules run at once per test: a few, because the tests of this
+/// file run at once too. With eight each, two dozen tests kept about 180
+/// schedules moving on two cores, and a release could outlast the
+/// server's 10 s wait for its copy to settle.
+const TEST_JOBS: usize = 4;
+
 on_both_backends!(
     naive_leaves_two_orders_in_some_schedules_and_the_shortest_replays_exactly,
     onetrip_keeps_one_order_with_a_crash_anywhere_and_the_retry,
@@ -37,7 +43,7 @@ async fn explore_with<S: OrderServer>(backend: Backend, crash: bool) -> (Target,
             Crashes::Never
         },
         max_schedules: 2_000,
-        jobs: explorer::DEFAULT_JOBS,
+        jobs: TEST_JOBS,
         preemptions: None,
     };
     let report = explorer::explore(&target, &plan)

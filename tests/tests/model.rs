@@ -23,6 +23,12 @@ use safe_server::SafeServer;
 use stateright::{Checker, Model};
 use transactional_server::TransactionalServer;
 
+/// Schedules run at once per test: a few, because the tests of this
+/// file run at once too. With eight each, two dozen tests kept about 180
+/// schedules moving on two cores, and a release could outlast the
+/// server's 10 s wait for its copy to settle.
+const TEST_JOBS: usize = 4;
+
 on_both_backends!(
     naive_breaks_in_the_same_schedules_on_the_model_and_the_server,
     locked_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server,
@@ -50,7 +56,7 @@ async fn agree<S: OrderServer>(backend: Backend, design: ModelDesign, copies: u8
         copies,
         crash,
         max_schedules: 10_000,
-        jobs: explorer::DEFAULT_JOBS,
+        jobs: TEST_JOBS,
         preemptions: (copies == 3).then_some(explorer::PREEMPTIONS_FOR_THREE),
     };
     let report = explorer::explore(&target, &plan)

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
 
 use axum::Router;
 use axum::response::Response;
@@ -46,9 +47,21 @@ async fn locked_flow(
     let lock = locks.of(&request.lab, request.key.as_str());
     // A second request with this key waits here, in this process only.
     gates::wait_at(Gate::TakeLock).await;
-    gates::waits_for_server_lock(true);
-    let held = lock.lock().await;
-    gates::waits_for_server_lock(false);
+    // Polled once first: a request that must wait is then in the lock's
+    // queue (first come, first served) before it says it waits, so a
+    // schedule that sees it waiting knows it is ahead of the next one.
+    let held = {
+        let mut taking = std::pin::pin!(lock.lock());
+        match futures::poll!(taking.as_mut()) {
+            Poll::Ready(held) => held,
+            Poll::Pending => {
+                gates::waits_for_server_lock(true);
+                let held = taking.await;
+                gates::waits_for_server_lock(false);
+                held
+            }
+        }
+    };
     gates::holds_server_lock(true);
     let answer = check_then_act(&KEYS, request, shop).await;
     drop(held);
