@@ -16,7 +16,6 @@ use crate::Backend;
 /// The order every test places unless it says otherwise.
 pub const COFFEE: &str = r#"{"item":"coffee","amount_cents":450}"#;
 
-/// The teacher's token of every lab [`build_lab`] starts.
 pub use crate::lab::{
     TEACHER_TOKEN, build_lab, build_lab_with, spawn_lab, spawn_lab_on, spawn_lab_with_replicas,
 };
@@ -143,6 +142,15 @@ pub async fn spawn_server_with_db<S: OrderServer>(backend: Backend) -> (TestServ
 
 /// Starts server `S` alone over `db` (migrating it first).
 pub async fn spawn_server_over<S: OrderServer>(db: Db) -> TestServer {
+    spawn_server_until::<S>(db, std::future::pending()).await
+}
+
+/// [`spawn_server_over`] until `stop` ends; then it lets go of its database
+/// connections (a test that starts many would run out of PostgreSQL's).
+pub async fn spawn_server_until<S: OrderServer>(
+    db: Db,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> TestServer {
     S::migrate(&db).await.expect("migrations apply");
     let listener = TcpListener::bind("127.0.0.1:0")
         .await
@@ -151,11 +159,7 @@ pub async fn spawn_server_over<S: OrderServer>(db: Db) -> TestServer {
     let orders_url = format!("http://{addr}/orders");
     let state = S::state(db);
     state.explorations.serve_at(S::NAME, orders_url.clone());
-    tokio::spawn(lab_platform::serve::serve(
-        listener,
-        S::routes(state),
-        std::future::pending(),
-    ));
+    tokio::spawn(lab_platform::serve::serve(listener, S::routes(state), stop));
     TestServer::new(orders_url)
 }
 

@@ -18,6 +18,7 @@ mod checked;
 mod listing;
 mod moves;
 mod phased;
+mod reduced;
 
 /// The designs the model knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

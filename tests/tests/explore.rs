@@ -45,6 +45,7 @@ async fn explore_with<S: OrderServer>(backend: Backend, crash: bool) -> (Target,
         max_schedules: 2_000,
         jobs: TEST_JOBS,
         preemptions: None,
+        reduce: false,
     };
     let report = explorer::explore(&target, &plan)
         .await
@@ -179,6 +180,7 @@ async fn on_postgres_transactional_with_a_crash_anywhere_replays_every_prefix_un
         max_schedules: 1_000,
         jobs: 8,
         preemptions: None,
+        reduce: false,
     };
     let explored = explorer::explore(&Target::new(server.orders_url.clone()), &plan).await;
     assert!(

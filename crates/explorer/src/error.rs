@@ -36,6 +36,9 @@ pub enum ExploreError {
         /// At which move (1, 2, …).
         at: usize,
     },
+    /// A plan that asks for what cannot be done together.
+    #[error("{0}")]
+    Plan(&'static str),
     /// More schedules than the plan allows.
     #[error("more than {0} schedules: raise --max-schedules, or send fewer copies")]
     TooMany(usize),

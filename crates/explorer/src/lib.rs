@@ -16,17 +16,21 @@
 //! last go on while it can, and records which others could have moved at
 //! each point; every one of those alternatives becomes a prefix to run,
 //! unless it passes a bound on preemptions (for three copies). Each
-//! complete schedule is run exactly once.
+//! complete schedule is run exactly once; or, reduced (`reduce`), one
+//! schedule of each set that differ only by moves that commute.
 
 mod error;
+pub mod reduce;
 mod report;
 mod run;
 mod search;
 mod steps;
+mod target;
 
 pub use error::ExploreError;
 pub use report::{
     Answer, Choice, Crashes, Move, Report, ScheduleRun, parse_schedule, schedule_text,
 };
-pub use run::{Target, run_schedule};
+pub use run::run_schedule;
 pub use search::{DEFAULT_JOBS, PREEMPTIONS_FOR_THREE, Plan, explore, explore_reporting};
+pub use target::Target;

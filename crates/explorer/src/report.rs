@@ -188,6 +188,12 @@ pub struct Report {
     pub crash: Crashes,
     /// The bound on preemptions per schedule, if there was one.
     pub preemptions: Option<usize>,
+    /// Whether one schedule of each set of equivalent ones was run (see
+    /// `reduce`), not every one.
+    pub reduced: bool,
+    /// Runs a reduced search ended early, every choice left asleep (each
+    /// equivalent to a schedule in `runs`).
+    pub cut_short: usize,
     /// Every schedule, in the order they were run.
     pub runs: Vec<ScheduleRun>,
 }
@@ -215,8 +221,13 @@ impl Report {
             Some(bound) => format!(", at most {bound} preemptions"),
             None => String::new(),
         };
+        let kinds = if self.reduced {
+            " (one of each set of equivalent schedules)"
+        } else {
+            ""
+        };
         let mut line = format!(
-            "{}, {} copies{crash}{bound}: {} schedules, {} left more than one order",
+            "{}, {} copies{crash}{bound}: {} schedules{kinds}, {} left more than one order",
             self.design,
             self.copies,
             self.runs.len(),
@@ -293,6 +304,8 @@ mod tests {
             copies: 2,
             crash: Crashes::Never,
             preemptions: None,
+            reduced: false,
+            cut_short: 0,
             runs: vec![
                 run(&[1, 1, 2, 2], &["a"], &[(201, "a"), (201, "a")]),
                 run(&[2, 1, 2, 1, 1], &["a", "b"], &[]),

@@ -1,213 +1,17 @@
 //! One schedule, run to its end on a real server: a fresh lab and key,
 //! the copies sent with the schedule's id, released in the order asked.
 
-use lab_wire::headers::{IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, LAB_SCHEDULE, LAB_SECRET};
-use lab_wire::{CopyState, Order, ScheduleView, StepKind};
-use tokio::task::JoinHandle;
+use lab_wire::{CopyState, Gate, ScheduleView, StepKind};
 
 use crate::error::ExploreError;
-use crate::report::{Answer, Choice, Crashes, Move, ScheduleRun, schedule_text};
+use crate::reduce::{Offered, pick};
+use crate::report::{Choice, Crashes, Move, ScheduleRun, schedule_text};
 use crate::steps::StepStream;
+use crate::target::{ClosedIfAbandoned, Target};
 
-/// The order every copy sends.
-const ORDER: &str = r#"{"item":"coffee","amount_cents":450}"#;
 /// The most releases one schedule may take: far more than any design's
 /// statements, so only a server that never lets its copies end meets it.
 const MOST_MOVES: usize = 200;
-
-/// The order server to explore: its `…/orders` URL (for the lab,
-/// `http://127.0.0.1:8080/api/naive/orders`).
-#[derive(Debug, Clone)]
-pub struct Target {
-    orders_url: String,
-    client: reqwest::Client,
-    forget_each_lab: bool,
-}
-
-impl Target {
-    /// The server whose `POST /orders` is at `orders_url`.
-    pub fn new(orders_url: impl Into<String>) -> Self {
-        Self {
-            orders_url: orders_url.into(),
-            // The lab explored is the caller's own, on this machine: a
-            // proxy from the environment (HTTP_PROXY) would be a detour.
-            client: reqwest::Client::builder()
-                .no_proxy()
-                .build()
-                .expect("an HTTP client without TLS or proxy builds"),
-            forget_each_lab: false,
-        }
-    }
-
-    /// The same server, deleting each schedule's orders and keys once it
-    /// has read them (`DELETE /orders` in the schedule's lab), so that an
-    /// exploration on a shared server leaves nothing behind.
-    pub fn forgetting_each_lab(self) -> Self {
-        Self {
-            forget_each_lab: true,
-            ..self
-        }
-    }
-
-    fn root(&self) -> &str {
-        self.orders_url.trim_end_matches("/orders")
-    }
-
-    async fn send(
-        &self,
-        what: &str,
-        request: reqwest::RequestBuilder,
-        expected: u16,
-    ) -> Result<reqwest::Response, ExploreError> {
-        let response = request.send().await.map_err(|source| ExploreError::Http {
-            url: what.to_owned(),
-            source,
-        })?;
-        if response.status().as_u16() != expected {
-            let status = response.status().as_u16();
-            let body = response.text().await.unwrap_or_default();
-            return Err(ExploreError::Refused {
-                what: what.to_owned(),
-                status,
-                body,
-            });
-        }
-        Ok(response)
-    }
-
-    async fn schedule_view(
-        &self,
-        what: &str,
-        request: reqwest::RequestBuilder,
-        expected: u16,
-    ) -> Result<ScheduleView, ExploreError> {
-        let response = self.send(what, request, expected).await?;
-        response.json().await.map_err(|source| ExploreError::Http {
-            url: what.to_owned(),
-            source,
-        })
-    }
-
-    async fn open_schedule(&self, secret: &str) -> Result<String, ExploreError> {
-        let url = format!("{}/schedules", self.root());
-        let request = self.client.post(&url).header(LAB_SECRET, secret);
-        Ok(self.schedule_view(&url, request, 201).await?.id)
-    }
-
-    async fn view(&self, secret: &str, id: &str) -> Result<ScheduleView, ExploreError> {
-        let url = format!("{}/schedules/{id}", self.root());
-        let request = self.client.get(&url).header(LAB_SECRET, secret);
-        self.schedule_view(&url, request, 200).await
-    }
-
-    /// Carries out `choice`: a release, or a crash.
-    async fn make(
-        &self,
-        secret: &str,
-        id: &str,
-        choice: Choice,
-    ) -> Result<ScheduleView, ExploreError> {
-        let (copy, what) = match choice {
-            Choice::Release(copy) => (copy, "release"),
-            Choice::Crash(copy) => (copy, "crash"),
-        };
-        let url = format!("{}/schedules/{id}/copies/{copy}/{what}", self.root());
-        let request = self.client.post(&url).header(LAB_SECRET, secret);
-        self.schedule_view(&url, request, 200).await
-    }
-
-    async fn close(&self, secret: &str, id: &str) -> Result<(), ExploreError> {
-        let url = format!("{}/schedules/{id}", self.root());
-        let request = self.client.delete(&url).header(LAB_SECRET, secret);
-        self.send(&url, request, 204).await.map(drop)
-    }
-
-    async fn forget_lab(&self, secret: &str) -> Result<(), ExploreError> {
-        let request = self
-            .client
-            .delete(&self.orders_url)
-            .header(LAB_SECRET, secret);
-        self.send(&self.orders_url, request, 204).await.map(drop)
-    }
-
-    /// The ids of the lab's orders for `key`.
-    async fn orders_for(&self, secret: &str, key: &str) -> Result<Vec<String>, ExploreError> {
-        let request = self.client.get(&self.orders_url).header(LAB_SECRET, secret);
-        let response = self.send(&self.orders_url, request, 200).await?;
-        let orders: Vec<Order> = response.json().await.map_err(|source| ExploreError::Http {
-            url: self.orders_url.clone(),
-            source,
-        })?;
-        Ok(orders
-            .into_iter()
-            .filter(|order| order.idempotency_key == key)
-            .map(|order| order.id.to_string())
-            .collect())
-    }
-
-    /// Sends copy `copy` of the order with `key` under schedule `id`, in the background.
-    fn send_copy(&self, secret: &str, key: &str, id: &str, copy: u8) -> JoinHandle<Answer> {
-        let request = self
-            .client
-            .post(&self.orders_url)
-            .header(LAB_SECRET, secret)
-            .header(IDEMPOTENCY_KEY, key)
-            .header(LAB_SCHEDULE, id)
-            .header("content-type", "application/json")
-            .body(ORDER);
-        tokio::spawn(async move {
-            let Ok(response) = request.send().await else {
-                return Answer {
-                    copy,
-                    status: None,
-                    order: None,
-                    replayed: false,
-                };
-            };
-            let status = response.status().as_u16();
-            let replayed = response
-                .headers()
-                .get(IDEMPOTENT_REPLAYED)
-                .is_some_and(|value| value == "true");
-            let body: serde_json::Value = response.json().await.unwrap_or_default();
-            let order = (status == 201)
-                .then(|| body["id"].as_str().map(str::to_owned))
-                .flatten();
-            Answer {
-                copy,
-                status: Some(status),
-                order,
-                replayed,
-            }
-        })
-    }
-}
-
-/// A schedule this run opened, closed if the run is dropped before it
-/// closes it (an exploration stopped half-way), so that its copies run on
-/// at once instead of holding their places, and on PostgreSQL perhaps a
-/// transaction, until the server closes the idle schedule a minute later.
-struct ClosedIfAbandoned {
-    /// The server, until the run closes the schedule itself.
-    target: Option<Target>,
-    secret: String,
-    id: String,
-}
-
-impl Drop for ClosedIfAbandoned {
-    fn drop(&mut self) {
-        let Some(target) = self.target.take() else {
-            return;
-        };
-        let (secret, id) = (
-            std::mem::take(&mut self.secret),
-            std::mem::take(&mut self.id),
-        );
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move { target.close(&secret, &id).await });
-        }
-    }
-}
 
 /// Waits until a request other than `known` stops at its first gate; returns its number.
 async fn first_gate(stream: &mut StepStream, known: &[u64]) -> Result<u64, ExploreError> {
@@ -217,6 +21,33 @@ async fn first_gate(stream: &mut StepStream, known: &[u64]) -> Result<u64, Explo
         })
         .await?;
     Ok(first.request)
+}
+
+/// Where a run starts: the choices to make first, and (in a reduced
+/// search) the moves asleep once they are made.
+#[derive(Debug, Clone)]
+pub(crate) struct Start {
+    pub choices: Vec<Choice>,
+    /// `None`: an unreduced search (every schedule).
+    pub asleep: Option<Vec<Offered>>,
+}
+
+/// What a run found: its schedule (`None` when, in a reduced search, every
+/// choice left was asleep: equivalent to a schedule run elsewhere), and
+/// the branches a reduced search takes from it.
+pub(crate) struct Ran {
+    pub run: Option<ScheduleRun>,
+    pub branches: Vec<Start>,
+}
+
+/// The gate copy `copy` waits at, if it waits at one.
+fn gate_of(view: &ScheduleView, copy: u8) -> Option<Gate> {
+    view.copies
+        .iter()
+        .find_map(|scheduled| match scheduled.state {
+            CopyState::AtGate { next } if scheduled.copy == copy => Some(next),
+            _ => None,
+        })
 }
 
 /// Runs one schedule of `copies` copies on `target`: makes the choices
@@ -232,6 +63,26 @@ pub async fn run_schedule(
     choose: &[Choice],
     crash: Crashes,
 ) -> Result<ScheduleRun, ExploreError> {
+    let start = Start {
+        choices: choose.to_vec(),
+        asleep: None,
+    };
+    let ran = run_from(target, copies, &start, crash).await?;
+    Ok(ran.run.expect("an unreduced run always ends its schedule"))
+}
+
+/// [`run_schedule`] from `start`: in a reduced search, past its choices
+/// each move is [`pick`]ed, and the run ends early once every choice left
+/// is asleep.
+pub(crate) async fn run_from(
+    target: &Target,
+    copies: u8,
+    start: &Start,
+    crash: Crashes,
+) -> Result<Ran, ExploreError> {
+    let choose = &start.choices[..];
+    let mut asleep = start.asleep.clone();
+    let mut branches = Vec::new();
     let secret = format!("explore-{}", uuid::Uuid::new_v4().simple());
     let key = uuid::Uuid::new_v4().to_string();
     let steps_url = format!("{}/steps?secret={secret}", target.root());
@@ -261,6 +112,7 @@ pub async fn run_schedule(
         answers: Vec::new(),
     };
     let mut crashed = false;
+    let mut cut_short = false;
     loop {
         let waiting: Vec<u8> = view
             .copies
@@ -294,27 +146,38 @@ pub async fn run_schedule(
                 "the copies were still waiting at gates after {MOST_MOVES} releases"
             )));
         }
-        let choice = match choose.get(at) {
-            Some(&choice) if enabled.contains(&choice) => choice,
-            Some(&choice) => return Err(not_enabled(choice)),
+        let last = run.schedule.last().map(|last| last.copy());
+        let choice = match (choose.get(at), asleep.as_mut()) {
+            (Some(&choice), _) if enabled.contains(&choice) => choice,
+            (Some(&choice), _) => return Err(not_enabled(choice)),
             // Unasked, the copy that moved last moves on if it can (no
             // preemption), else the lowest that can: the search counts
             // preemptions from this default (see `search`).
-            None => run
-                .schedule
-                .last()
-                .map(|last| Choice::Release(last.copy()))
+            (None, None) => last
+                .map(Choice::Release)
                 .filter(|go_on| enabled.contains(go_on))
                 .unwrap_or(enabled[0]),
+            (None, Some(sleeping)) => {
+                let offered: Vec<Offered> = enabled
+                    .iter()
+                    .map(|&one| {
+                        let gate = gate_of(&view, one.copy()).expect("an enabled copy waits");
+                        Offered::new(one, gate)
+                    })
+                    .collect();
+                let Some(picked) = pick(&offered, sleeping, last) else {
+                    cut_short = true;
+                    break;
+                };
+                branches.extend(picked.branches.into_iter().map(|(choice, asleep)| Start {
+                    choices: run.schedule.iter().copied().chain([choice]).collect(),
+                    asleep: Some(asleep),
+                }));
+                *sleeping = picked.asleep;
+                picked.chosen
+            }
         };
-        let gate = view
-            .copies
-            .iter()
-            .find_map(|scheduled| match scheduled.state {
-                CopyState::AtGate { next } if scheduled.copy == choice.copy() => Some(next),
-                _ => None,
-            })
-            .expect("an enabled copy waits at a gate");
+        let gate = gate_of(&view, choice.copy()).expect("an enabled copy waits at a gate");
         view = target.make(&secret, &id, choice).await?;
         run.enabled.push(enabled);
         run.schedule.push(choice);
@@ -328,6 +191,25 @@ pub async fn run_schedule(
             requests.push(first_gate(&mut stream, &requests).await?);
             view = target.view(&secret, &id).await?;
         }
+    }
+
+    if cut_short {
+        // Equivalent to a schedule run elsewhere: let the copies run on
+        // unscheduled, and clear the lab once they have answered.
+        open.target = None;
+        target.close(&secret, &id).await?;
+        for client in clients {
+            client.await.map_err(|error| {
+                ExploreError::Stream(format!("a copy's client failed: {error}"))
+            })?;
+        }
+        if target.forget_each_lab {
+            target.forget_lab(&secret).await?;
+        }
+        return Ok(Ran {
+            run: None,
+            branches,
+        });
     }
 
     // No copy waits at a gate: each has ended, or waits for one that will
@@ -350,5 +232,8 @@ pub async fn run_schedule(
     if target.forget_each_lab {
         target.forget_lab(&secret).await?;
     }
-    Ok(run)
+    Ok(Ran {
+        run: Some(run),
+        branches,
+    })
 }

@@ -6,7 +6,8 @@ use tokio::task::JoinSet;
 
 use crate::error::ExploreError;
 use crate::report::{Choice, Crashes, Report, ScheduleRun};
-use crate::run::{Target, run_schedule};
+use crate::run::{Start, run_from};
+use crate::target::Target;
 
 /// How many schedules run at once unless told otherwise. A schedule
 /// mostly waits for round trips, so on two cores eight overlap well
@@ -38,6 +39,10 @@ pub struct Plan {
     /// very few, and three copies without a bound have tens of
     /// thousands of schedules.
     pub preemptions: Option<usize>,
+    /// Run one schedule of each set of equivalent ones (they differ only
+    /// by moves that commute; see `reduce`) instead of every one. Not
+    /// with a bound on preemptions, which would cut the sets unevenly.
+    pub reduce: bool,
 }
 
 /// The bound used for three copies unless told otherwise, as CHESS suggests.
@@ -64,36 +69,63 @@ pub async fn explore_reporting(
     plan: &Plan,
     mut each_run: impl FnMut(&ScheduleRun),
 ) -> Result<Report, ExploreError> {
+    if plan.reduce && plan.preemptions.is_some() {
+        return Err(ExploreError::Plan(
+            "a reduced exploration runs one schedule of each set of equivalent ones, \
+             which a bound on preemptions would cut unevenly: ask for one or the other",
+        ));
+    }
     let mut report = Report {
         design: plan.design.clone(),
         copies: plan.copies,
         crash: plan.crash,
         preemptions: plan.preemptions,
+        reduced: plan.reduce,
+        cut_short: 0,
         runs: Vec::new(),
     };
-    let mut prefixes: Vec<Vec<Choice>> = vec![Vec::new()];
-    let mut running: JoinSet<(usize, Result<ScheduleRun, ExploreError>)> = JoinSet::new();
+    let first = Start {
+        choices: Vec::new(),
+        asleep: plan.reduce.then(Vec::new),
+    };
+    let mut starts: Vec<Start> = vec![first];
+    let mut running = JoinSet::new();
     let mut started = 0;
     loop {
         while running.len() < plan.jobs.max(1) {
-            let Some(prefix) = prefixes.pop() else { break };
+            let Some(start) = starts.pop() else { break };
             if started >= plan.max_schedules {
                 return Err(ExploreError::TooMany(plan.max_schedules));
             }
             started += 1;
             let (target, copies, crash) = (target.clone(), plan.copies, plan.crash);
             running.spawn(async move {
-                let run = run_schedule(&target, copies, &prefix, crash).await;
-                (prefix.len(), run)
+                let ran = run_from(&target, copies, &start, crash).await;
+                (start.choices.len(), ran)
             });
         }
         let Some(finished) = running.join_next().await else {
             break;
         };
-        let (followed, run) = finished
+        let (followed, ran) = finished
             .map_err(|error| ExploreError::Stream(format!("a schedule's run failed: {error}")))?;
-        let run = run?;
-        prefixes.extend(alternatives(&run, followed, plan.preemptions));
+        let ran = ran?;
+        starts.extend(ran.branches);
+        let Some(run) = ran.run else {
+            // Every choice left was asleep: equivalent to a schedule run.
+            report.cut_short += 1;
+            continue;
+        };
+        if !plan.reduce {
+            starts.extend(
+                alternatives(&run, followed, plan.preemptions)
+                    .into_iter()
+                    .map(|choices| Start {
+                        choices,
+                        asleep: None,
+                    }),
+            );
+        }
         each_run(&run);
         report.runs.push(run);
     }

@@ -245,6 +245,8 @@ impl Exploration {
             max_schedules: MOST_SCHEDULES,
             jobs: JOBS,
             preemptions: (self.asked.copies == 3).then_some(explorer::PREEMPTIONS_FOR_THREE),
+            // The page shows every schedule, one tile each.
+            reduce: false,
         };
         let explored = explorer::explore_reporting(&target, &plan, |run| {
             self.lock().schedules.push(run.explored());
