@@ -288,10 +288,19 @@ async fn onetrip_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_se
     agree::<OneTripServer>(backend, ModelDesign::OneTrip, 2, Crashes::Never).await;
 }
 
+/// On PostgreSQL, one schedule of each of the 86 sets: all 6,408 took 80
+/// s of the suite, and agreed with the model when run (docs/explorer.md).
 async fn phased_keeps_its_promise_in_the_same_schedules_on_the_model_and_the_server(
     backend: Backend,
 ) {
-    agree::<PhasedServer>(backend, ModelDesign::Phased, 2, Crashes::Never).await;
+    match backend {
+        Backend::Sqlite => {
+            agree::<PhasedServer>(backend, ModelDesign::Phased, 2, Crashes::Never).await
+        }
+        Backend::Postgres => {
+            agree_reduced::<PhasedServer>(backend, ModelDesign::Phased, 2, Crashes::Never).await;
+        }
+    }
 }
 
 async fn the_mutant_without_unique_is_caught_by_both_with_the_same_shortest_counterexample(
@@ -316,9 +325,12 @@ async fn three_copies_within_two_preemptions_and_unbounded_reduced_break_naive_a
     agree::<TransactionalServer>(backend, ModelDesign::Transactional, 3, Crashes::Never).await;
     agree::<OneTripServer>(backend, ModelDesign::OneTrip, 3, Crashes::Never).await;
     // Reduced, three copies need no bound: every set, however many
-    // preemptions it takes (naive: 591 sets, 588 broken; safe: 210).
-    agree_reduced::<NaiveServer>(backend, ModelDesign::Naive, 3, Crashes::Never).await;
-    agree_reduced::<SafeServer>(backend, ModelDesign::Safe, 3, Crashes::Never).await;
+    // preemptions it takes (naive: 591 sets, 588 broken; safe: 210). On
+    // SQLite: PostgreSQL gives the same sets, and the suite its time.
+    if backend == Backend::Sqlite {
+        agree_reduced::<NaiveServer>(backend, ModelDesign::Naive, 3, Crashes::Never).await;
+        agree_reduced::<SafeServer>(backend, ModelDesign::Safe, 3, Crashes::Never).await;
+    }
 }
 
 async fn with_a_crash_anywhere_naive_and_locked_break_and_onetrip_and_transactional_do_not(

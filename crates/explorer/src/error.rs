@@ -40,6 +40,8 @@ pub enum ExploreError {
     #[error("{0}")]
     Plan(&'static str),
     /// More schedules than the plan allows.
-    #[error("more than {0} schedules: raise --max-schedules, or send fewer copies")]
+    #[error(
+        "more than {0} schedules, the most this exploration may run: ask for fewer copies or no crashes, or (on the command line) raise --max-schedules or add --reduce"
+    )]
     TooMany(usize),
 }

@@ -137,6 +137,11 @@ pub struct ScheduleRun {
 }
 
 impl ScheduleRun {
+    /// The order "shortest first": fewer moves, then the first in order.
+    fn shorter(a: &&ScheduleRun, b: &&ScheduleRun) -> std::cmp::Ordering {
+        (a.schedule.len(), &a.schedule).cmp(&(b.schedule.len(), &b.schedule))
+    }
+
     /// Whether this schedule broke the promise of one order per key: more
     /// than one order, or a copy told of an order that is not the one kept.
     pub fn broke_the_promise(&self) -> bool {
@@ -207,8 +212,14 @@ impl Report {
     /// The shortest schedule that broke the promise (fewest moves, then
     /// the first in order), if one did.
     pub fn shortest_counterexample(&self) -> Option<&ScheduleRun> {
-        self.broken()
-            .min_by(|a, b| (a.schedule.len(), &a.schedule).cmp(&(b.schedule.len(), &b.schedule)))
+        self.broken().min_by(ScheduleRun::shorter)
+    }
+
+    /// Every schedule, shortest first (fewest moves, then in order).
+    pub fn runs_shortest_first(&self) -> impl Iterator<Item = &ScheduleRun> {
+        let mut runs: Vec<&ScheduleRun> = self.runs.iter().collect();
+        runs.sort_by(ScheduleRun::shorter);
+        runs.into_iter()
     }
 
     /// The summary line: `naive, 2 copies: 70 schedules, 36 left two orders;

@@ -14,6 +14,7 @@
 //! [`KEPT_FOR`], or until the lab starts another.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -165,11 +166,19 @@ impl Explorations {
 
     /// Stops `lab`'s exploration `id` of `design` if it runs, and forgets it.
     pub fn stop(&self, lab: &LabId, design: &'static str, id: &str) -> Result<(), LabError> {
-        self.find(lab, design, id)?;
-        if let Some(exploration) = self.lock().labs.remove(lab) {
-            exploration.stop.abort();
-            exploration.ended.notify_waiters();
+        // Found and removed under one lock: between two, the lab could
+        // have started another exploration, which this must not stop.
+        let mut inner = self.lock();
+        forget_old(&mut inner.labs);
+        let Entry::Occupied(found) = inner.labs.entry(lab.clone()) else {
+            return Err(ScheduleRefused::ExplorationNotFound(id.to_owned()).into());
+        };
+        if found.get().id != id || found.get().design != design {
+            return Err(ScheduleRefused::ExplorationNotFound(id.to_owned()).into());
         }
+        let exploration = found.remove();
+        exploration.stop.abort();
+        exploration.ended.notify_waiters();
         Ok(())
     }
 
@@ -272,9 +281,8 @@ impl Exploration {
 
 /// The report's schedules, shortest first, then in order.
 fn shortest_first(report: &explorer::Report) -> Vec<ExploredSchedule> {
-    let mut runs: Vec<&explorer::ScheduleRun> = report.runs.iter().collect();
-    runs.sort_by(|a, b| (a.schedule.len(), &a.schedule).cmp(&(b.schedule.len(), &b.schedule)));
-    runs.into_iter()
+    report
+        .runs_shortest_first()
         .map(explorer::ScheduleRun::explored)
         .collect()
 }

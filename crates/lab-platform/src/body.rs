@@ -68,10 +68,10 @@ pub async fn read_limited_body(
         Ok(())
     };
     match tokio::time::timeout(BODY_READ_TIMEOUT, read).await {
-        Ok(Ok(())) if too_large || seen > max_bytes => Err(LabError::BodyTooLarge),
+        Ok(Ok(())) if too_large || seen > max_bytes => Err(LabError::BodyTooLarge(max_bytes)),
         Ok(Ok(())) => Ok(kept.freeze()),
         Ok(Err(error)) => Err(error),
-        Err(_elapsed) if too_large => Err(LabError::BodyTooLarge),
+        Err(_elapsed) if too_large => Err(LabError::BodyTooLarge(max_bytes)),
         Err(_elapsed) => Err(LabError::UnreadableBody(format!(
             "the body did not arrive within {} seconds",
             BODY_READ_TIMEOUT.as_secs()

@@ -133,9 +133,9 @@ pub enum LabError {
     /// The body is not declared as JSON.
     #[error("the body must be JSON, sent with Content-Type: application/json")]
     UnsupportedMediaType,
-    /// The body is larger than the server reads.
-    #[error("the body is larger than 64 KiB; an order is a few dozen bytes")]
-    BodyTooLarge,
+    /// The body is larger than the server reads there (in bytes).
+    #[error("the body is larger than {} KiB, the most this request may send", .0 / 1024)]
+    BodyTooLarge(usize),
     /// The body could not be read off the connection.
     #[error("the request body could not be read: {0}")]
     UnreadableBody(String),
@@ -240,7 +240,7 @@ impl LabError {
             | Self::UnreadableBody(_)
             | Self::MalformedJson(_) => StatusCode::BAD_REQUEST,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Self::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::BodyTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::InvalidOrder(_) | Self::KeyReused | Self::InvalidRecord(_) => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
@@ -327,7 +327,7 @@ impl LabError {
             Self::MailFailed(_) => ("mail-sink-failed", "The mail sink did not answer"),
             Self::ClaimLost => ("claim-lost", "This request lost its claim"),
             Self::UnsupportedMediaType => ("unsupported-media-type", "Body must be JSON"),
-            Self::BodyTooLarge => ("body-too-large", "Request body too large"),
+            Self::BodyTooLarge(_) => ("body-too-large", "Request body too large"),
             Self::UnreadableBody(_) => ("unreadable-body", "Request body could not be read"),
             Self::MalformedJson(_) => ("malformed-json", "Malformed JSON"),
             Self::InvalidOrder(_) => ("invalid-order", "Invalid order"),

@@ -96,3 +96,29 @@ async fn the_server_keeps_at_most_its_share_of_ended_explorations_and_forgets_th
     }
     assert_eq!(explorations.lock().labs.len(), KEPT_IN_ALL);
 }
+
+#[tokio::test]
+async fn stopping_names_one_exploration_and_stops_no_other() {
+    let explorations = unreachable();
+    let room = Room::default();
+    let first = explorations.start(&lab(1), "naive", TWO, &room).unwrap();
+    let _ = (explorations.view(&lab(1), "naive", &first.id, LONGEST_WAIT)).await;
+    let second = explorations.start(&lab(1), "naive", TWO, &room).unwrap();
+    // The lab's earlier exploration, and the right one through another
+    // design's routes, name nothing to stop: the current one stays.
+    for (design, id) in [("naive", &first.id), ("safe", &second.id)] {
+        let refused = explorations.stop(&lab(1), design, id).unwrap_err();
+        assert!(
+            matches!(
+                refused,
+                LabError::Schedule(ScheduleRefused::ExplorationNotFound(_))
+            ),
+            "{design} {id}: {refused:?}"
+        );
+    }
+    let kept = (explorations.view(&lab(1), "naive", &second.id, Duration::ZERO)).await;
+    assert!(kept.is_ok());
+    explorations.stop(&lab(1), "naive", &second.id).unwrap();
+    let gone = (explorations.view(&lab(1), "naive", &second.id, Duration::ZERO)).await;
+    assert!(gone.is_err(), "stopped and forgotten");
+}

@@ -57,7 +57,7 @@ fn one_of_each() -> Vec<LabError> {
         LabError::MailFailed(String::new()),
         LabError::ClaimLost,
         LabError::UnsupportedMediaType,
-        LabError::BodyTooLarge,
+        LabError::BodyTooLarge(0),
         LabError::UnreadableBody(String::new()),
         LabError::MalformedJson(String::new()),
         LabError::InvalidOrder(String::new()),
@@ -117,7 +117,7 @@ fn kinds_are_all_listed(error: &LabError) {
         | LabError::MailFailed(_)
         | LabError::ClaimLost
         | LabError::UnsupportedMediaType
-        | LabError::BodyTooLarge
+        | LabError::BodyTooLarge(_)
         | LabError::UnreadableBody(_)
         | LabError::MalformedJson(_)
         | LabError::InvalidOrder(_)
