@@ -2,10 +2,11 @@
 //! the copies sent with the schedule's id, released in the order asked.
 
 use lab_wire::{CopyState, Gate, ScheduleView, StepKind};
+use tokio::task::JoinHandle;
 
 use crate::error::ExploreError;
 use crate::reduce::{Offered, pick};
-use crate::report::{Choice, Crashes, Move, ScheduleRun, schedule_text};
+use crate::report::{Answer, Choice, Crashes, Move, ScheduleRun, schedule_text};
 use crate::steps::StepStream;
 use crate::target::{ClosedIfAbandoned, Target};
 
@@ -21,6 +22,18 @@ async fn first_gate(stream: &mut StepStream, known: &[u64]) -> Result<u64, Explo
         })
         .await?;
     Ok(first.request)
+}
+
+/// What each copy's client got back, once every one has.
+async fn answers(clients: Vec<JoinHandle<Answer>>) -> Result<Vec<Answer>, ExploreError> {
+    let mut answers = Vec::with_capacity(clients.len());
+    for client in clients {
+        let answer = client
+            .await
+            .map_err(|error| ExploreError::Stream(format!("a copy's client failed: {error}")))?;
+        answers.push(answer);
+    }
+    Ok(answers)
 }
 
 /// Where a run starts: the choices to make first, and (in a reduced
@@ -198,14 +211,8 @@ pub(crate) async fn run_from(
         // unscheduled, and clear the lab once they have answered.
         open.target = None;
         target.close(&secret, &id).await?;
-        for client in clients {
-            client.await.map_err(|error| {
-                ExploreError::Stream(format!("a copy's client failed: {error}"))
-            })?;
-        }
-        if target.forget_each_lab {
-            target.forget_lab(&secret).await?;
-        }
+        answers(clients).await?;
+        target.forget_if_asked(&secret).await?;
         return Ok(Ran {
             run: None,
             branches,
@@ -214,12 +221,7 @@ pub(crate) async fn run_from(
 
     // No copy waits at a gate: each has ended, or waits for one that will
     // end (the database settles a deadlock by failing one side).
-    for client in clients {
-        let answer = client
-            .await
-            .map_err(|error| ExploreError::Stream(format!("a copy's client failed: {error}")))?;
-        run.answers.push(answer);
-    }
+    run.answers = answers(clients).await?;
     for request in &requests {
         stream
             .until(0, |step| step.request == *request && step.kind.is_last())
@@ -229,9 +231,7 @@ pub(crate) async fn run_from(
     run.orders = target.orders_for(&secret, &key).await?;
     open.target = None;
     target.close(&secret, &id).await?;
-    if target.forget_each_lab {
-        target.forget_lab(&secret).await?;
-    }
+    target.forget_if_asked(&secret).await?;
     Ok(Ran {
         run: Some(run),
         branches,

@@ -17,7 +17,7 @@ const ORDER: &str = r#"{"item":"coffee","amount_cents":450}"#;
 pub struct Target {
     orders_url: String,
     pub(crate) client: reqwest::Client,
-    pub(crate) forget_each_lab: bool,
+    forget_each_lab: bool,
 }
 
 impl Target {
@@ -118,7 +118,11 @@ impl Target {
         self.send(&url, request, 204).await.map(drop)
     }
 
-    pub(crate) async fn forget_lab(&self, secret: &str) -> Result<(), ExploreError> {
+    /// Deletes the schedule's lab, if this target was asked to forget each.
+    pub(crate) async fn forget_if_asked(&self, secret: &str) -> Result<(), ExploreError> {
+        if !self.forget_each_lab {
+            return Ok(());
+        }
         let request = self
             .client
             .delete(&self.orders_url)
