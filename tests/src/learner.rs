@@ -13,6 +13,7 @@ use crate::{Backend, spawn_lab};
 mod accessibility;
 mod console;
 pub mod picture;
+mod scheduler;
 
 use accessibility::ComputedAccessibility;
 pub use accessibility::Role;

@@ -42,7 +42,7 @@ pub fn build_page(root: &Path) -> Result<()> {
     report_page_weight(&dist, "Learner's page", Some(BUDGET_KB))?;
     report_page_weight(
         &dist.join("viewer"),
-        "Viewer (saved runs, the teacher's view)",
+        "Viewer (saved runs, the teacher's view, the scheduler)",
         None,
     )
 }

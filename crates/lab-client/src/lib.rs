@@ -15,6 +15,7 @@ pub mod policy;
 pub mod presets;
 pub mod record;
 pub mod room;
+pub mod scheduler;
 pub mod sequence;
 pub mod sorting;
 pub mod timeline;

@@ -96,25 +96,29 @@ pub async fn place_order(
         }
     };
     match answer {
-        Ok(response) => {
-            let replayed = response.headers().get(IDEMPOTENT_REPLAYED).as_deref() == Some("true");
-            let status = response.status();
-            let problem = if status == 201 {
-                None
-            } else {
-                response
-                    .json::<Problem>()
-                    .await
-                    .ok()
-                    .map(|problem| problem.kind)
-            };
-            Outcome::from_status(status, replayed, problem)
-        }
+        Ok(response) => outcome_of(response).await,
         // The browser cannot see why a connection closed; the page knows it asked for it.
         Err(_) if plan.crash_after_create || plan.crash_after_charge => Outcome::Crashed,
         Err(_) if plan.drop_response => Outcome::Dropped,
         Err(error) => Outcome::NetworkError(error.to_string()),
     }
+}
+
+/// What an answer to `POST /orders` says: its status, whether it is a
+/// replay, and the problem's type for a refusal.
+pub async fn outcome_of(response: gloo_net::http::Response) -> Outcome {
+    let replayed = response.headers().get(IDEMPOTENT_REPLAYED).as_deref() == Some("true");
+    let status = response.status();
+    let problem = if status == 201 {
+        None
+    } else {
+        response
+            .json::<Problem>()
+            .await
+            .ok()
+            .map(|problem| problem.kind)
+    };
+    Outcome::from_status(status, replayed, problem)
 }
 
 /// One `GET /orders` attempt, as a client that only reads makes it.

@@ -235,6 +235,8 @@ fn Lab() -> impl IntoView {
         .and_then(|w| w.location().href().ok())
         .unwrap_or_default();
     let lab_id_text = lab.get_value().lab_id().to_string();
+    // The scheduler is in the viewer's bundle; the fragment keeps the lab.
+    let scheduler_link = format!("/scheduler#secret={}", lab.get_value().as_str());
 
     // The page's heading and introduction are index.html's own, painted
     // before this started (in both languages; the page's `lang` picks one).
@@ -260,6 +262,10 @@ fn Lab() -> impl IntoView {
                 <h2 id="presets-title">{say(|l| td_string!(l, page.scenarios).to_string())}</h2>
                 <p class="hint">{say(|l| td_string!(l, page.scenarios_hint).to_string())}</p>
                 <div class="preset-buttons">{presets}</div>
+                <p class="scheduler-link">
+                    <a href=scheduler_link id="open-scheduler">{say(|l| td_string!(l, scheduler.open).to_string())}</a>
+                    " " {say(|l| td_string!(l, scheduler.open_hint).to_string())}
+                </p>
                 {move || explanation.get().map(|preset| {
                     let name = (preset.name)(locale());
                     view! {

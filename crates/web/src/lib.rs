@@ -4,11 +4,14 @@
 //!
 //! Built twice: as the learner's page, and with the feature `viewer` as
 //! the viewer of saved runs and the teacher's view (see [`start`]). The
-//! viewer draws with the lab's panes and leaves the rest of the lab unused.
+//! viewer draws with the lab's panes and leaves the rest of the lab unused;
+//! it also holds the scheduler page ("You are the scheduler").
 #![cfg_attr(feature = "viewer", allow(dead_code))]
 
 mod api;
 mod app;
+#[cfg(feature = "viewer")]
+mod every_order;
 mod fields;
 mod lab_id;
 mod language;
@@ -25,8 +28,16 @@ mod run_link;
 #[cfg(feature = "viewer")]
 mod run_page;
 mod runner;
+#[cfg(feature = "viewer")]
+mod schedule_api;
+#[cfg(feature = "viewer")]
+mod scheduler_page;
 mod state;
 mod status;
+#[cfg(feature = "viewer")]
+mod stepper;
+#[cfg(feature = "viewer")]
+mod stepper_moves;
 #[cfg(feature = "viewer")]
 mod teacher;
 mod url;
@@ -46,7 +57,12 @@ pub fn start() {
         let path = web_sys::window()
             .and_then(|w| w.location().pathname().ok())
             .unwrap_or_default();
-        if path == "/teacher" {
+        if path == "/scheduler" {
+            leptos::mount::mount_to_body(|| {
+                language::provide_locale();
+                view! { <scheduler_page::SchedulerPage /> }
+            });
+        } else if path == "/teacher" {
             leptos::mount::mount_to_body(|| {
                 language::provide_locale();
                 view! { <teacher::TeacherPage /> }

@@ -23,6 +23,44 @@ pub fn listen(
     purchases: StoredValue<Purchases>,
     connected: RwSignal<bool>,
 ) {
+    let of_this_run = move |key: &str| {
+        purchases.with_value(|p| p.current().is_some() && p.purchase_of(key) == p.current())
+    };
+    listen_to(
+        lab,
+        connected,
+        move |missed: StepsMissed| {
+            if purchases.with_value(|p| p.current().is_none()) {
+                return;
+            }
+            for pane in panes {
+                if pane.server().name() == missed.of {
+                    pane.steps_missed.update(|count| *count += missed.missed);
+                }
+            }
+        },
+        move |design, step: Step| {
+            if !of_this_run(&step.key) {
+                return;
+            }
+            for pane in panes {
+                if pane.server() == design {
+                    pane.steps.update(|steps| steps.push(step.clone()));
+                }
+            }
+        },
+    );
+}
+
+/// Opens the stream for the page's lifetime and hands each step, with the
+/// server that took it, to `on_step`, and each count of steps dropped to
+/// `on_missed`.
+pub fn listen_to(
+    lab: &LabSecret,
+    connected: RwSignal<bool>,
+    on_missed: impl Fn(StepsMissed) + 'static,
+    on_step: impl Fn(Design, Step) + Clone + 'static,
+) {
     let Ok(source) = EventSource::new(&format!("/api/steps?secret={}", lab.as_str())) else {
         return;
     };
@@ -34,32 +72,15 @@ pub fn listen(
         connected.set(false)
     });
     on(&source, STEPS_MISSED_EVENT, move |event: MessageEvent| {
-        let Some(missed) = data_of::<StepsMissed>(&event) else {
-            return;
-        };
-        if purchases.with_value(|p| p.current().is_none()) {
-            return;
-        }
-        for pane in panes {
-            if pane.server().name() == missed.of {
-                pane.steps_missed.update(|count| *count += missed.missed);
-            }
+        if let Some(missed) = data_of::<StepsMissed>(&event) {
+            on_missed(missed);
         }
     });
     for design in Design::ALL {
+        let on_step = on_step.clone();
         on(&source, design.name(), move |event: MessageEvent| {
-            let Some(step) = data_of::<Step>(&event) else {
-                return;
-            };
-            let of_this_run = purchases
-                .with_value(|p| p.current().is_some() && p.purchase_of(&step.key) == p.current());
-            if !of_this_run {
-                return;
-            }
-            for pane in panes {
-                if pane.server() == design {
-                    pane.steps.update(|steps| steps.push(step.clone()));
-                }
+            if let Some(step) = data_of::<Step>(&event) {
+                on_step(design, step);
             }
         });
     }

@@ -99,7 +99,7 @@ fn listen_for_keys(playback: Playback, busy: Signal<bool>) {
 }
 
 /// Whether the key went to a field that takes text.
-fn is_typing(ev: &web_sys::KeyboardEvent) -> bool {
+pub(crate) fn is_typing(ev: &web_sys::KeyboardEvent) -> bool {
     let Some(target) = ev
         .target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())

@@ -28,6 +28,23 @@ pub fn replace_hash(params: &UrlSearchParams) {
     replace_url(None, Some(params));
 }
 
+/// Puts `link` (a path and its query) in the address bar, keeping the
+/// fragment; no reload, no new history entry.
+#[cfg(feature = "viewer")]
+pub fn replace_link(link: &str) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let hash = window.location().hash().unwrap_or_default();
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("{link}{hash}")),
+        );
+    }
+}
+
 fn replace_url(search: Option<&UrlSearchParams>, hash: Option<&UrlSearchParams>) {
     let (Some(search), Some(hash)) = (
         search.cloned().or_else(search_params),

@@ -33,7 +33,7 @@ use tokio::task::JoinHandle;
 use utoipa::OpenApi;
 
 pub use settings::{WorkshopArgs, WorkshopState};
-pub use viewer::{run_page, teacher_page};
+pub use viewer::{run_page, scheduler_page, teacher_page};
 
 /// The workshop's migrations (runs and lesson progress).
 pub async fn migrate(db: &Db) -> Result<(), lab_platform::LabError> {
@@ -55,12 +55,13 @@ pub fn routes(db: Db, teacher: TeacherToken, settings: WorkshopArgs, room: Room)
         })
 }
 
-/// The viewer's pages, `/runs/{id}` and `/teacher`, given the viewer
-/// bundle's `index.html`.
+/// The viewer's pages, `/runs/{id}`, `/teacher` and `/scheduler`, given
+/// the viewer bundle's `index.html`.
 pub fn page_routes(teacher: TeacherToken, index_html: PathBuf) -> Router {
     Router::new()
         .route("/runs/{id}", get(run_page))
         .route("/teacher", get(teacher_page))
+        .route("/scheduler", get(scheduler_page))
         .with_state(viewer::ViewerPage {
             teacher,
             index_html,

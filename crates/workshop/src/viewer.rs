@@ -1,6 +1,7 @@
 //! The viewer's pages: a saved run's permalink (`/runs/ID`), for anyone
-//! with the link, and the teacher's view (`/teacher?token=…`), for the
-//! teacher's token only. Both are the viewer bundle's `index.html`
+//! with the link, the teacher's view (`/teacher?token=…`), for the
+//! teacher's token only, and the scheduler (`/scheduler`), where a learner
+//! steps copies of an order one statement at a time. Both are the viewer bundle's `index.html`
 //! (`dist/viewer/`); it draws the one the address names.
 
 use std::path::PathBuf;
@@ -52,6 +53,15 @@ async fn viewer_html(page: &ViewerPage, request: Request) -> Result<Response, La
 /// `GET /runs/{id}`: the page that draws a saved run (it reads the run from
 /// `/api/runs/{id}`, which answers 404 for an unknown one).
 pub async fn run_page(
+    State(page): State<ViewerPage>,
+    request: Request,
+) -> Result<Response, LabError> {
+    viewer_html(&page, request).await
+}
+
+/// `GET /scheduler`: the page where the learner steps copies by hand (it
+/// opens the lab its link's fragment names, as the learner's page does).
+pub async fn scheduler_page(
     State(page): State<ViewerPage>,
     request: Request,
 ) -> Result<Response, LabError> {
