@@ -199,26 +199,9 @@ async fn a_scenario_s_verdicts_and_both_pictures_fit_on_a_1366_by_768_screen() {
 
         learner.press_and_wait("Concurrent sends").await;
 
-        let outside: Vec<String> = serde_json::from_value(
-            learner
-                .browser
-                .execute(
-                    "const out = [];
-                     for (const el of document.querySelectorAll('.pane .verdict, .pane svg.picture')) {
-                       const r = el.getBoundingClientRect();
-                       if (r.height === 0 || r.top < 0 || r.left < 0
-                           || r.bottom > window.innerHeight || r.right > window.innerWidth) {
-                         out.push(`${el.tagName}.${el.getAttribute('class')}: ${JSON.stringify(r)} in ${window.innerWidth}x${window.innerHeight}`);
-                       }
-                     }
-                     if (document.querySelectorAll('.pane svg.picture').length !== 2) out.push('two pictures');
-                     return out;",
-                    vec![],
-                )
-                .await
-                .expect("measure the page"),
-        )
-        .unwrap();
+        let outside = learner
+            .outside_the_screen(".pane .verdict, .pane svg.picture", 4)
+            .await;
         learner.save_this_screen("lab-diagram.png").await;
         assert!(outside.is_empty(), "outside the screen: {outside:#?}");
     })

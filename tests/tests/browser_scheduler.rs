@@ -301,3 +301,50 @@ async fn the_scheduler_reads_in_chinese_with_no_english_left_over() {
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_1366_by_768_screen_the_lanes_the_orders_and_the_picture_are_seen_together() {
+    within_deadline(async {
+        let base = spawn_lab(Backend::Sqlite, &ui_dir()).await;
+        let learner = Learner::open_scheduler(&base, "naive", 2).await;
+        learner.browser.set_window_size(1366, 768).await.unwrap();
+        for copy in [1, 2, 1, 2] {
+            learner.step(copy, false).await;
+        }
+        learner
+            .wait_until_inside_the_screen(
+                "section.lane, p.order-total, .pane svg.picture",
+                4,
+                "scheduler-fit.png",
+            )
+            .await;
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_phone_the_lanes_stack_and_nothing_is_wider_than_the_screen() {
+    within_deadline(async {
+        let base = spawn_lab(Backend::Sqlite, &ui_dir()).await;
+        let learner = Learner::open_scheduler(&base, "transactional", 3).await;
+        learner.browser.set_window_size(390, 900).await.unwrap();
+        learner.step(1, false).await;
+        learner.step(3, false).await;
+        let (stacked, overflow): (bool, f64) = serde_json::from_value(
+            learner
+                .browser
+                .execute(
+                    "const lanes = [...document.querySelectorAll('section.lane')].map(l => l.getBoundingClientRect());
+                     return [lanes.length === 3 && lanes[0].bottom <= lanes[1].top && lanes[1].bottom <= lanes[2].top,
+                             document.documentElement.scrollWidth - window.innerWidth];",
+                    vec![],
+                )
+                .await
+                .unwrap(),
+        )
+        .unwrap();
+        assert!(stacked, "the three lanes stand one under another");
+        assert!(overflow <= 0.0, "the page is {overflow} px wider than the phone");
+    })
+    .await;
+}

@@ -1,7 +1,7 @@
 //! The page under its Content-Security-Policy, in real headless Chromium:
 //! every page a room opens (the free lab with a scenario and its replay,
 //! the guided lesson, a run's permalink, its projector view, the teacher's
-//! room) works and makes the browser refuse nothing; and the browser does
+//! room, the scheduler) works and makes the browser refuse nothing; and the browser does
 //! refuse what the policy is there to stop (an injected inline script).
 
 use lab_e2e::Learner;
@@ -58,6 +58,13 @@ async fn every_page_works_under_the_policy_and_the_browser_refuses_nothing() {
             )
             .await;
         nothing_refused(&reader, "the teacher's room").await;
+        reader
+            .visit(
+                &format!("{base}/scheduler?design=naive&copies=2&schedule=1+2+1+2"),
+                "main[data-scheduler=ready][data-moves='4']",
+            )
+            .await;
+        nothing_refused(&reader, "the scheduler, a schedule played").await;
 
         // What the policy is for: an inline script someone managed to put
         // on the page does not run, and the browser says why.

@@ -2,7 +2,8 @@
 //! permalink, opened in a fresh browser, shows what the live run showed;
 //! the teacher's view lists two learners' labs with their lesson step and
 //! runs, and its projector link shows one learner's panes; without the
-//! token the view is refused.
+//! token the view is refused. The lesson's scheduler step follows the
+//! challenges met on the scheduler's page, and the teacher sees them.
 
 use lab_e2e::Learner;
 use lab_e2e::browser::{eventually, ui_dir, within_deadline};
@@ -127,6 +128,75 @@ async fn the_teacher_sees_two_learners_labs_and_projects_one_and_without_the_tok
             .await
             .unwrap();
         assert_eq!(wrong.status(), 401);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lesson_s_scheduler_step_follows_challenges_met_in_another_tab_and_the_teacher_sees_them()
+ {
+    within_deadline(async {
+        let base = spawn_lab(Backend::Sqlite, &ui_dir()).await;
+        let learner = Learner::open(&format!("{base}/?lesson=6")).await;
+        learner
+            .wait_for("#lesson .lesson-result[data-met='0']")
+            .await;
+        let card = learner.by_css("#lesson").await.text().await.unwrap();
+        assert!(
+            card.starts_with("Step 6 of 10") && card.contains("You are the scheduler"),
+            "{card}"
+        );
+        let lab = lab_id(&learner).await;
+        let link = learner
+            .by_id("lesson-open-scheduler")
+            .await
+            .attr("href")
+            .await
+            .unwrap()
+            .expect("the step links the scheduler");
+        assert!(
+            link.starts_with("/scheduler?design=naive&copies=2#secret="),
+            "the scheduler opens in the learner's own lab: {link}"
+        );
+
+        // The scheduler in a tab of its own: Naive keeps two orders.
+        let lesson_tab = learner.browser.window().await.unwrap();
+        let tab = learner.browser.new_window(true).await.unwrap();
+        learner.browser.switch_to_window(tab.handle).await.unwrap();
+        learner
+            .visit(&format!("{base}{link}"), "main[data-scheduler]")
+            .await;
+        learner.wait_for_moves(0).await;
+        for copy in [1, 2, 1, 2] {
+            learner.step(copy, false).await;
+        }
+        learner.wait_for_challenge("naive-keeps-two").await;
+
+        // Back at the lesson, the card has followed, and told the teacher.
+        learner.browser.switch_to_window(lesson_tab).await.unwrap();
+        learner
+            .wait_for("#lesson li[data-challenge='naive-keeps-two'][data-met='true']")
+            .await;
+        learner
+            .wait_for("#lesson .lesson-result[data-met='1']")
+            .await;
+        let teacher = Learner::open_page(
+            &format!("{base}/teacher?token={TEACHER_TOKEN}"),
+            ".room-frame",
+        )
+        .await;
+        teacher
+            .wait_for(&format!(
+                "tr[data-lab='{lab}'] td.challenges[data-challenges='naive-keeps-two']"
+            ))
+            .await;
+        let row = teacher
+            .by_css(&format!("tr[data-lab='{lab}']"))
+            .await
+            .text()
+            .await
+            .unwrap();
+        assert!(row.contains("1 of 3"), "{row}");
     })
     .await;
 }

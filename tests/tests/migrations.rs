@@ -74,3 +74,33 @@ async fn the_safe_servers_orders_survive_the_move_to_the_shared_table() {
 async fn the_transactional_servers_orders_survive_the_move_to_the_shared_table() {
     orders_stored_before_the_shared_table_survive_the_upgrade::<TransactionalServer>().await;
 }
+
+/// The lab's crates migrate one database, whose table of applied
+/// migrations is keyed by version alone: two crates with one version
+/// would have the second refused (or skipped) on a database the first
+/// already migrated.
+#[test]
+fn no_two_crates_share_a_migration_version() {
+    let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates");
+    let mut seen = std::collections::BTreeMap::new();
+    let mut clashes = Vec::new();
+    for krate in std::fs::read_dir(&crates).unwrap().flatten() {
+        let name = krate.file_name().to_string_lossy().into_owned();
+        for backend in ["sqlite", "postgres"] {
+            let Ok(files) = std::fs::read_dir(krate.path().join("migrations").join(backend)) else {
+                continue;
+            };
+            for file in files.flatten() {
+                let file = file.file_name().to_string_lossy().into_owned();
+                let version = file.split('_').next().unwrap_or_default().to_owned();
+                if let Some(other) = seen.insert((backend, version.clone()), name.clone())
+                    && other != name
+                {
+                    clashes.push(format!("{backend} {version}: {other} and {name}"));
+                }
+            }
+        }
+    }
+    assert!(seen.len() > 20, "the migrations were found: {}", seen.len());
+    assert!(clashes.is_empty(), "{clashes:#?}");
+}

@@ -1,12 +1,13 @@
 //! The teacher's view over HTTP, on SQLite and PostgreSQL: every active
-//! lab with its lesson step, runs, duplicates and predictions, for the
+//! lab with its lesson step, runs, duplicates, predictions and the
+//! scheduler's challenges met, for the
 //! teacher's token and nobody else; and the page `/teacher`, likewise.
 
 use lab_e2e::client::TEACHER_TOKEN;
 use lab_e2e::workshop::{WorkshopLab as Lab, lab_on, problem_type, run_record as run};
 use lab_e2e::{Backend, on_both_backends};
 use lab_wire::headers::LAB_SECRET;
-use lab_wire::workshop::LabActivity;
+use lab_wire::workshop::{Challenge, LabActivity};
 use serde_json::json;
 
 on_both_backends!(
@@ -23,13 +24,15 @@ async fn the_teacher_sees_every_active_lab_with_its_step_runs_and_predictions_an
     let progress = json!({"step": 5, "predictions": [
         {"step": 1, "guess": "more", "orders": 5},
         {"step": 3, "guess": "one", "orders": 1},
-        {"step": 5, "guess": "one", "orders": 3}]});
+        {"step": 5, "guess": "one", "orders": 3}],
+        "challenges": ["naive-keeps-two", "safe-recovers", "naive-keeps-two"]});
     assert_eq!(alice.progress(&progress).await.status(), 204);
     // Going back keeps the furthest step reached; a prediction sent again
     // for a step replaces the earlier one.
     let mut predictions = progress["predictions"].as_array().unwrap().clone();
     predictions.insert(0, json!({"step": 5, "guess": "none", "orders": 0}));
-    let back = json!({"step": 2, "predictions": predictions});
+    // The page sends what its browser has met each time, as it sends its predictions.
+    let back = json!({"step": 2, "predictions": predictions, "challenges": progress["challenges"]});
     assert_eq!(alice.progress(&back).await.status(), 204);
     assert_eq!(
         bob.progress(&json!({"step": 1, "predictions": []}))
@@ -76,6 +79,11 @@ async fn the_teacher_sees_every_active_lab_with_its_step_runs_and_predictions_an
     assert_eq!((a.lesson_step, a.furthest_step), (Some(2), Some(5)));
     assert_eq!((a.predictions_right, a.predictions_made), (2, 3));
     assert_eq!(a.latest_run.as_deref(), Some(latest.id.as_str()));
+    assert_eq!(
+        a.challenges,
+        [Challenge::NaiveKeepsTwo, Challenge::SafeRecovers],
+        "each challenge met once, as the page said"
+    );
     let b = of(&bob.id).expect("Bob's lab is listed");
     assert_eq!((b.runs, b.lesson_step, b.latest_run), (0, Some(1), None));
 

@@ -244,12 +244,16 @@ async fn a_run_or_progress_the_page_would_not_send_gets_its_problem_and_nothing_
     for (case, body) in [
         ("step 0", json!({"step": 0, "predictions": []})),
         (
-            "a prediction at step 10",
-            json!({"step": 1, "predictions": [{"step": 10, "guess": "one", "orders": 1}]}),
+            "a prediction at step 11",
+            json!({"step": 1, "predictions": [{"step": 11, "guess": "one", "orders": 1}]}),
         ),
         (
-            "ten predictions",
-            json!({"step": 2, "predictions": vec![json!({"step": 1, "guess": "one", "orders": 1}); 10]}),
+            "eleven predictions",
+            json!({"step": 2, "predictions": vec![json!({"step": 1, "guess": "one", "orders": 1}); 11]}),
+        ),
+        (
+            "a challenge the scheduler does not have",
+            json!({"step": 6, "predictions": [], "challenges": ["break-everything"]}),
         ),
         (
             "an unknown guess",

@@ -100,10 +100,32 @@ pub struct LessonStep {
     pub title: Text,
     /// What happens, in plain words, before the run.
     pub setup: Text,
-    /// The run, or `None` for the closing step.
-    pub run: Option<LessonRun>,
+    /// What the learner does at this step.
+    pub activity: Activity,
     /// The point of the step, said after the run.
     pub takeaway: Text,
+}
+
+/// What a step has the learner do.
+#[derive(Debug, Clone)]
+pub enum Activity {
+    /// Predict a server's orders, then run it on the real servers.
+    Run(LessonRun),
+    /// Step copies by hand on the scheduler page and meet its challenges
+    /// (see [`crate::scheduler`]).
+    Scheduler,
+    /// Nothing to run: the score, and where to go on.
+    Closing,
+}
+
+impl LessonStep {
+    /// The step's run, if it has one.
+    pub fn run(&self) -> Option<&LessonRun> {
+        match &self.activity {
+            Activity::Run(run) => Some(run),
+            Activity::Scheduler | Activity::Closing => None,
+        }
+    }
 }
 
 /// The client of a scenario, for a step that runs it as it is.
@@ -111,8 +133,8 @@ fn policy_of(scenario: &str) -> ClientPolicy {
     preset(scenario).map_or(ClientPolicy::PLAIN, |preset| preset.policy.clone())
 }
 
-fn run(policy: ClientPolicy, panes: [Design; 2], asks_about: usize) -> Option<LessonRun> {
-    Some(LessonRun {
+fn run(policy: ClientPolicy, panes: [Design; 2], asks_about: usize) -> Activity {
+    Activity::Run(LessonRun {
         policy,
         panes,
         asks_about,
@@ -120,13 +142,13 @@ fn run(policy: ClientPolicy, panes: [Design; 2], asks_about: usize) -> Option<Le
 }
 
 /// The lesson, in the article's order.
-pub fn steps() -> [LessonStep; 9] {
+pub fn steps() -> [LessonStep; LESSON_STEPS] {
     [
         LessonStep {
             id: "post-is-not-put",
             title: |l| td_string!(l, lesson.post_title).into(),
             setup: |l| td_string!(l, lesson.post_setup).into(),
-            run: run(
+            activity: run(
                 ClientPolicy {
                     no_key: true,
                     copies: 5,
@@ -142,7 +164,7 @@ pub fn steps() -> [LessonStep; 9] {
             id: "lost-answer",
             title: |l| td_string!(l, lesson.lost_title).into(),
             setup: |l| td_string!(l, lesson.lost_setup).into(),
-            run: run(
+            activity: run(
                 ClientPolicy {
                     no_key: true,
                     drop_response: true,
@@ -157,35 +179,42 @@ pub fn steps() -> [LessonStep; 9] {
             id: "client-key",
             title: |l| td_string!(l, lesson.key_title).into(),
             setup: |l| td_string!(l, lesson.key_setup).into(),
-            run: run(policy_of("dropped-response"), DEFAULT_PANES, 0),
+            activity: run(policy_of("dropped-response"), DEFAULT_PANES, 0),
             takeaway: |l| td_string!(l, lesson.key_takeaway).into(),
         },
         LessonStep {
             id: "key-per-attempt",
             title: |l| td_string!(l, lesson.fresh_title).into(),
             setup: |l| td_string!(l, lesson.fresh_setup).into(),
-            run: run(policy_of("new-key-per-attempt"), DEFAULT_PANES, 1),
+            activity: run(policy_of("new-key-per-attempt"), DEFAULT_PANES, 1),
             takeaway: |l| td_string!(l, lesson.fresh_takeaway).into(),
         },
         LessonStep {
             id: "race",
             title: |l| td_string!(l, lesson.race_title).into(),
             setup: |l| td_string!(l, lesson.race_setup).into(),
-            run: run(policy_of("concurrent-sends"), DEFAULT_PANES, 0),
+            activity: run(policy_of("concurrent-sends"), DEFAULT_PANES, 0),
             takeaway: |l| td_string!(l, lesson.race_takeaway).into(),
+        },
+        LessonStep {
+            id: "scheduler",
+            title: |l| td_string!(l, lesson.scheduler_title).into(),
+            setup: |l| td_string!(l, lesson.scheduler_setup).into(),
+            activity: Activity::Scheduler,
+            takeaway: |l| td_string!(l, lesson.scheduler_takeaway).into(),
         },
         LessonStep {
             id: "timeout",
             title: |l| td_string!(l, lesson.timeout_title).into(),
             setup: |l| td_string!(l, lesson.timeout_setup).into(),
-            run: run(policy_of("slow-response"), [Design::Naive, Design::Safe], 1),
+            activity: run(policy_of("slow-response"), [Design::Naive, Design::Safe], 1),
             takeaway: |l| td_string!(l, lesson.timeout_takeaway).into(),
         },
         LessonStep {
             id: "get",
             title: |l| td_string!(l, lesson.get_title).into(),
             setup: |l| td_string!(l, lesson.get_setup).into(),
-            run: run(
+            activity: run(
                 ClientPolicy {
                     read_only: true,
                     copies: 5,
@@ -201,21 +230,21 @@ pub fn steps() -> [LessonStep; 9] {
             id: "expiry",
             title: |l| td_string!(l, lesson.expiry_title).into(),
             setup: |l| td_string!(l, lesson.expiry_setup).into(),
-            run: run(policy_of("expiry"), DEFAULT_PANES, 1),
+            activity: run(policy_of("expiry"), DEFAULT_PANES, 1),
             takeaway: |l| td_string!(l, lesson.expiry_takeaway).into(),
         },
         LessonStep {
             id: "beyond-payments",
             title: |l| td_string!(l, lesson.beyond_title).into(),
             setup: |l| td_string!(l, lesson.beyond_setup).into(),
-            run: None,
+            activity: Activity::Closing,
             takeaway: |l| td_string!(l, lesson.beyond_takeaway).into(),
         },
     ]
 }
 
 /// How many steps the lesson has.
-pub const LESSON_STEPS: usize = 9;
+pub const LESSON_STEPS: usize = lab_wire::workshop::LESSON_STEPS as usize;
 
 /// The step a link names (`?lesson=3` is the third), if it names one.
 pub fn step_from_link(value: &str) -> Option<usize> {

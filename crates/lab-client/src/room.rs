@@ -1,6 +1,6 @@
 //! The teacher's view of the room as markup: one table row per active lab
 //! (its id, when it was last active, its runs and duplicates, where it is
-//! in the lesson, its predictions) with links to its latest run, plain and
+//! in the lesson, its predictions, the scheduler's challenges it met) with links to its latest run, plain and
 //! for the projector. Set as inner HTML, like the lesson card; every text
 //! is escaped.
 
@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use lab_i18n::Locale;
 use lab_i18n::i18n::td_string;
-use lab_wire::workshop::LabActivity;
+use lab_wire::workshop::{Challenge, LabActivity};
 
 use crate::display::{clock_time, escape};
 
@@ -22,7 +22,7 @@ pub fn room_table(labs: &[LabActivity], locale: Locale) -> String {
     }
     let heading = |text: &str| format!("<th scope=\"col\">{}</th>", escape(text));
     let mut html = format!(
-        "<table class=\"room\" id=\"room\"><caption class=\"visually-hidden\">{}</caption><thead><tr>{}{}{}{}{}{}{}</tr></thead><tbody>",
+        "<table class=\"room\" id=\"room\"><caption class=\"visually-hidden\">{}</caption><thead><tr>{}{}{}{}{}{}{}{}</tr></thead><tbody>",
         escape(td_string!(locale, teacher.title)),
         heading(td_string!(locale, teacher.lab)),
         heading(td_string!(locale, teacher.last_activity)),
@@ -30,6 +30,7 @@ pub fn room_table(labs: &[LabActivity], locale: Locale) -> String {
         heading(td_string!(locale, teacher.duplicates)),
         heading(td_string!(locale, teacher.step)),
         heading(td_string!(locale, teacher.predictions)),
+        heading(td_string!(locale, teacher.challenges)),
         heading(td_string!(locale, teacher.latest)),
     );
     for lab in labs {
@@ -50,6 +51,17 @@ pub fn room_table(labs: &[LabActivity], locale: Locale) -> String {
                 made = lab.predictions_made
             )
         };
+        let challenges = if lab.challenges.is_empty() {
+            "—".to_owned()
+        } else {
+            td_string!(
+                locale,
+                teacher.challenges_value,
+                met = lab.challenges.len(),
+                total = Challenge::ALL.len()
+            )
+        };
+        let met: Vec<&str> = lab.challenges.iter().map(|c| c.name()).collect();
         let latest = lab.latest_run.as_deref().map_or_else(
             || "—".to_owned(),
             |run| {
@@ -63,13 +75,15 @@ pub fn room_table(labs: &[LabActivity], locale: Locale) -> String {
         );
         let _ = write!(
             html,
-            "<tr data-lab=\"{id}\"><th scope=\"row\"><code>{id}</code></th><td>{at}</td><td>{runs}</td><td data-duplicates=\"{dup}\">{dup}</td><td class=\"step\">{step}</td><td>{predictions}</td><td>{latest}</td></tr>",
+            "<tr data-lab=\"{id}\"><th scope=\"row\"><code>{id}</code></th><td>{at}</td><td>{runs}</td><td data-duplicates=\"{dup}\">{dup}</td><td class=\"step\">{step}</td><td>{predictions}</td><td class=\"challenges\" data-challenges=\"{met}\">{challenges}</td><td>{latest}</td></tr>",
             id = escape(&lab.lab),
             at = escape(&clock_time(lab.last_activity.micros())),
             runs = lab.runs,
             dup = lab.runs_with_duplicates,
             step = escape(&step),
             predictions = escape(&predictions),
+            met = met.join(" "),
+            challenges = escape(&challenges),
         );
     }
     html.push_str("</tbody></table>");
@@ -93,6 +107,7 @@ mod tests {
             predictions_right: 2,
             predictions_made: 5,
             latest_run: latest.map(str::to_owned),
+            challenges: vec![Challenge::NaiveKeepsTwo],
         }
     }
 
@@ -114,6 +129,12 @@ mod tests {
         assert!(
             html.contains(
                 r#"<a href="/runs/run-abc?projector" class="projector-link">Projector</a>"#
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                r#"<td class="challenges" data-challenges="naive-keeps-two">1 of 3</td>"#
             ),
             "{html}"
         );

@@ -13,7 +13,7 @@ use crate::sequence::gate_name;
 mod challenges;
 
 use crate::{Outcome, OutcomeText};
-pub use challenges::{Challenge, Challenges, Played, TRANSACTIONAL_TRIES};
+pub use challenges::{Challenge, ChallengeText, Challenges, Played, TRANSACTIONAL_TRIES};
 
 /// How many copies a learner can step: the explorer's range.
 pub const COPIES: std::ops::RangeInclusive<u8> = lab_wire::exploration::EXPLORATION_COPIES;

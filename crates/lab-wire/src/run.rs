@@ -82,8 +82,8 @@ pub struct RunRecord {
     pub order: NewOrder,
     /// How the client behaved.
     pub policy: ClientPolicy,
-    /// The lesson step it was run at (1–9), if any.
-    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 9))]
+    /// The lesson step it was run at (1–10), if any.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 10))]
     pub lesson_step: Option<u8>,
     /// The panes, left to right: one or two.
     #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 2))]
@@ -311,7 +311,7 @@ mod tests {
         };
         assert_eq!(refused(|r| r.panes.clear()), "panes");
         assert_eq!(refused(|r| r.panes = vec![r.panes[0].clone(); 3]), "panes");
-        assert_eq!(refused(|r| r.lesson_step = Some(10)), "lesson_step");
+        assert_eq!(refused(|r| r.lesson_step = Some(11)), "lesson_step");
         assert_eq!(refused(|r| r.order.item = "a\u{0}b".into()), "order");
         assert_eq!(
             refused(|r| r.panes[0].orders_of_run = MAX_ORDERS_COUNTED + 1),
@@ -341,7 +341,7 @@ mod tests {
         run.lesson_step = Some(0);
         assert_eq!(
             run.check().unwrap_err().to_string(),
-            "lesson_step: a step of the lesson is 1 to 9, not 0"
+            "lesson_step: a step of the lesson is 1 to 10, not 0"
         );
     }
 }

@@ -10,7 +10,7 @@ use crate::Timestamp;
 pub const MAX_ORDERS_COUNTED: u32 = 1_000_000;
 
 /// The steps of the guided lesson: progress names one of `1..=LESSON_STEPS`.
-pub const LESSON_STEPS: u8 = 9;
+pub const LESSON_STEPS: u8 = 10;
 
 /// The answer to saving a run: where it can be seen again, and until when.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,7 +34,7 @@ pub struct RunSummary {
     /// When it was saved.
     #[cfg_attr(feature = "openapi", schema(value_type = String, format = DateTime))]
     pub saved_at: Timestamp,
-    /// The lesson step it was run at, if any (1–9).
+    /// The lesson step it was run at, if any (1–10).
     pub lesson_step: Option<u8>,
     /// How many of its panes ended with more than one order for the run.
     pub panes_with_duplicates: u32,
@@ -44,8 +44,8 @@ pub struct RunSummary {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Prediction {
-    /// The step (1–9).
-    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 9))]
+    /// The step (1–10).
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 10))]
     #[serde(deserialize_with = "crate::whole::whole")]
     pub step: u8,
     /// How many orders the learner said the server would hold.
@@ -85,14 +85,53 @@ pub enum PredictedOrders {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LessonProgress {
-    /// The step shown now (1–9).
-    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 9))]
+    /// The step shown now (1–10).
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 10))]
     #[serde(deserialize_with = "crate::whole::whole")]
     pub step: u8,
     /// The predictions made and run so far, one per step (a later one for
     /// a step replaces an earlier).
-    #[cfg_attr(feature = "openapi", schema(max_items = 9))]
+    #[cfg_attr(feature = "openapi", schema(max_items = 10))]
     pub predictions: Vec<Prediction>,
+    /// The scheduler's challenges the lab has met (see [`Challenge`]), as
+    /// its browser remembers them.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 3))]
+    pub challenges: Vec<Challenge>,
+}
+
+/// A challenge of the lesson's scheduler step (`/scheduler`), met when the
+/// server did what it asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum Challenge {
+    /// Naive kept two orders for one purchase.
+    NaiveKeepsTwo,
+    /// Transactional, played to the end in two different orders of steps,
+    /// kept one order each time.
+    TransactionalHoldsOne,
+    /// Safe, crashed between its order and its answer, told a retry to
+    /// wait (409), and answered a later one with the order it had kept.
+    SafeRecovers,
+}
+
+impl Challenge {
+    /// Every challenge, in the order the step gives them.
+    pub const ALL: [Challenge; 3] = [
+        Challenge::NaiveKeepsTwo,
+        Challenge::TransactionalHoldsOne,
+        Challenge::SafeRecovers,
+    ];
+
+    /// Its name on the wire and in links: `naive-keeps-two`, ….
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::NaiveKeepsTwo => "naive-keeps-two",
+            Self::TransactionalHoldsOne => "transactional-holds-one",
+            Self::SafeRecovers => "safe-recovers",
+        }
+    }
 }
 
 /// One lab as the teacher sees it: `GET /api/teacher/labs`.
@@ -118,6 +157,9 @@ pub struct LabActivity {
     pub predictions_made: u32,
     /// The id of the lab's latest saved run, to open it read-only.
     pub latest_run: Option<String>,
+    /// The scheduler's challenges it has met.
+    #[serde(default)]
+    pub challenges: Vec<Challenge>,
 }
 
 #[cfg(test)]
@@ -136,5 +178,21 @@ mod tests {
         assert!(at(PredictedOrders::More, 3).was_right());
         assert!(!at(PredictedOrders::One, 2).was_right());
         assert!(!at(PredictedOrders::More, 1).was_right());
+    }
+
+    #[test]
+    fn a_challenge_travels_by_its_name_and_an_unknown_one_is_refused() {
+        for challenge in Challenge::ALL {
+            let json = serde_json::to_value(challenge).unwrap();
+            assert_eq!(json, challenge.name());
+        }
+        let progress: LessonProgress =
+            serde_json::from_str(r#"{"step": 6, "predictions": []}"#).unwrap();
+        assert!(
+            progress.challenges.is_empty(),
+            "a page from before challenges"
+        );
+        let unknown = r#"{"step": 6, "predictions": [], "challenges": ["break-everything"]}"#;
+        assert!(serde_json::from_str::<LessonProgress>(unknown).is_err());
     }
 }

@@ -188,7 +188,7 @@ fn Lab() -> impl IntoView {
         let step = guided.step.get();
         match step {
             Some(index) => {
-                if let Some(run) = lesson::steps()[index].run.clone() {
+                if let Some(run) = lesson::steps()[index].run().cloned() {
                     controls.show(&run.policy);
                     let lab = lab.get_value();
                     first.switch_to(run.panes[0], &lab);
@@ -256,7 +256,6 @@ fn Lab() -> impl IntoView {
             </div>
 
             <LessonBanner lesson=guided />
-            <LessonCard lesson=guided panes=[first, second] run=run_lesson_step />
 
             <section class="presets" id="presets" aria-labelledby="presets-title" class:hidden=move || guided.step.get().is_some()>
                 <h2 id="presets-title">{say(|l| td_string!(l, page.scenarios).to_string())}</h2>
@@ -277,7 +276,10 @@ fn Lab() -> impl IntoView {
                 })}
             </section>
 
-            <div class="workbench">
+            // In the lesson, the card stands beside the results on a wide
+            // screen, so its result and both pictures are seen together.
+            <div class="workbench" class:guided=move || guided.step.get().is_some()>
+            <LessonCard lesson=guided panes=[first, second] run=run_lesson_step />
             <details class="setup" id="setup" class:hidden=move || guided.step.get().is_some()>
             <summary id="setup-toggle">{say(|l| td_string!(l, page.set_up).to_string())}</summary>
             <form class="controls" on:submit=move |ev| {

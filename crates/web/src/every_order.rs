@@ -197,8 +197,8 @@ fn Tile(stepper: Stepper, design: Design, copies: u8, explored: ExploredSchedule
             stepper.design.set(design);
             stepper.copies.set(copies);
             stepper.start(moves);
-            if let Some(results) = document().get_element_by_id("scheduler-lanes") {
-                results.scroll_into_view();
+            if let Some(work) = document().get_element_by_id("scheduler-work") {
+                work.scroll_into_view_with_bool(true);
             }
         }
     };

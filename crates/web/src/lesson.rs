@@ -5,13 +5,15 @@
 //! or a shared link lands on it.
 
 use lab_client::lesson::card::{self, Outcome, card_words};
-use lab_client::lesson::{Guess, LESSON_STEPS, step_from_link, steps};
+use lab_client::lesson::{Activity, Guess, LESSON_STEPS, step_from_link, steps};
+use lab_client::scheduler::{Challenge, ChallengeText, schedule_link};
 use lab_i18n::i18n::td_string;
 use lab_wire::LabSecret;
 use lab_wire::workshop::{LessonProgress, Prediction};
 use leptos::prelude::*;
 
 use crate::api;
+use crate::challenge_store;
 use crate::results::Results;
 use crate::state::Pane;
 use crate::url::{replace_search, search_params};
@@ -31,6 +33,8 @@ pub struct Lesson {
     pub results: RwSignal<[Option<usize>; LESSON_STEPS]>,
     /// The step whose run is under way.
     running: RwSignal<Option<usize>>,
+    /// The scheduler's challenges met, as the browser remembers them.
+    pub challenges: RwSignal<Vec<Challenge>>,
     /// The lab, whose progress the server records for the teacher.
     lab: StoredValue<LabSecret>,
 }
@@ -41,14 +45,25 @@ impl Lesson {
         let step = search_params()
             .and_then(|params| params.get(LESSON_PARAM))
             .and_then(|value| step_from_link(&value));
-        Self {
+        let challenges = RwSignal::new(challenge_store::stored(&lab).met);
+        // The scheduler, in another tab, meets them: follow, and tell the teacher.
+        challenge_store::follow(&lab, move |stored| challenges.set(stored.met));
+        let lesson = Self {
             step: RwSignal::new(step),
             predictions: RwSignal::new([None; LESSON_STEPS]),
             results: RwSignal::new([None; LESSON_STEPS]),
             running: RwSignal::new(None),
+            challenges,
             lab: StoredValue::new(lab),
-        }
-        .reported()
+        };
+        Effect::new(move |before: Option<usize>| {
+            let met = challenges.with(Vec::len);
+            if before.is_some_and(|before| before != met) {
+                lesson.report();
+            }
+            met
+        });
+        lesson.reported()
     }
 
     /// The lesson, reported if a link opened it at a step.
@@ -78,6 +93,7 @@ impl Lesson {
                     })
                 })
                 .collect(),
+            challenges: self.challenges.get_untracked(),
         };
         let lab = self.lab.get_value();
         leptos::task::spawn_local(async move {
@@ -106,7 +122,7 @@ impl Lesson {
             let Some(step) = self.running.get() else {
                 return;
             };
-            let Some(run) = steps()[step].run.clone() else {
+            let Some(run) = steps()[step].run().cloned() else {
                 return;
             };
             let orders = panes[run.asks_about]
@@ -179,10 +195,16 @@ fn step_card(
     // What happened, or on the closing step the score: built from what was recorded.
     let outcome = move || {
         let step = &steps()[index];
-        let Some(asked) = &step.run else {
-            let paired: Vec<_> = predictions
-                .with(|p| results.with(|r| (0..LESSON_STEPS).map(|i| p[i].zip(r[i])).collect()));
-            return Some(card::closing(step, &paired, locale.get()));
+        let asked = match &step.activity {
+            Activity::Run(asked) => asked,
+            // The scheduler's challenges say what happened there (see [`SchedulerTask`]).
+            Activity::Scheduler => return None,
+            Activity::Closing => {
+                let paired: Vec<_> = predictions.with(|p| {
+                    results.with(|r| (0..LESSON_STEPS).map(|i| p[i].zip(r[i])).collect())
+                });
+                return Some(card::closing(step, &paired, locale.get()));
+            }
         };
         let (orders, guess) = result().zip(predicted())?;
         let verdict = panes[asked.asks_about]
@@ -198,6 +220,16 @@ fn step_card(
             locale.get(),
         ))
     };
+    // Once the run's result is in, the card's result and the results beside
+    // it are brought into view together.
+    Effect::new(move |before: Option<bool>| {
+        let shown = result().is_some();
+        if shown && before == Some(false) {
+            // After the card has drawn its result.
+            request_animation_frame(bring_the_result_into_view);
+        }
+        shown
+    });
     let start_run = move |_| {
         if predicted().is_some() && !busy.get_untracked() {
             lesson.start_run(index, panes);
@@ -243,6 +275,7 @@ fn step_card(
                 <h2 id="lesson-title">{words.title}</h2>
                 <p class="lesson-setup">{words.setup}</p>
                 {prediction}
+                {matches!(steps()[index].activity, Activity::Scheduler).then(|| view! { <SchedulerTask lesson=lesson /> })}
                 <div aria-live="polite">{move || outcome().map(outcome_view)}</div>
                 <nav class="lesson-nav" aria-label=words.progress>
                     <button type="button" class="secondary" disabled=move || busy.get() || index == 0
@@ -272,6 +305,61 @@ fn outcome_view(outcome: Outcome) -> impl IntoView {
             <p class="comparison">{comparison}</p>
             {verdict.map(|verdict| view! { <p>{verdict}</p> })}
             <p class="takeaway">{takeaway}</p>
+        </div>
+    }
+}
+
+/// Scrolls the results to the top of the screen (on a wide screen the
+/// card stands beside them, held at the top), then the card's result into
+/// view within it (on a phone, the card is above: that scrolls back to it).
+fn bring_the_result_into_view() {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    if let Some(results) = document.get_element_by_id("results") {
+        results.scroll_into_view_with_bool(true);
+    }
+    if let Ok(Some(result)) = document.query_selector(".lesson-result") {
+        let options = web_sys::ScrollIntoViewOptions::new();
+        options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+        result.scroll_into_view_with_scroll_into_view_options(&options);
+    }
+}
+
+/// The scheduler step's task: the scheduler's page (in a new tab, so the
+/// card stays), and its challenges as the browser has them, followed live.
+#[component]
+fn SchedulerTask(lesson: Lesson) -> impl IntoView {
+    let lab = lesson.lab.get_value();
+    let link = format!(
+        "{}#secret={}",
+        schedule_link(lab_client::Design::Naive, 2, ""),
+        lab.as_str()
+    );
+    let met = move |challenge| lesson.challenges.with(|met| met.contains(&challenge));
+    let items = Challenge::ALL
+        .into_iter()
+        .map(|challenge| {
+            view! {
+                <li class="challenge" data-challenge=challenge.name() data-met=move || met(challenge).to_string()>
+                    <strong class="badge">{say(move |l| if met(challenge) { td_string!(l, scheduler.met).to_owned() } else { td_string!(l, scheduler.not_met).to_owned() })}</strong>
+                    " " {say(move |l| challenge.task(l).to_owned())}
+                </li>
+            }
+        })
+        .collect_view();
+    let count = move || lesson.challenges.with(Vec::len);
+    let takeaway = steps()
+        .into_iter()
+        .find(|step| matches!(step.activity, Activity::Scheduler))
+        .expect("the lesson has a scheduler step")
+        .takeaway;
+    view! {
+        <p><a href=link target="_blank" rel="noopener" id="lesson-open-scheduler">{say(|l| td_string!(l, lesson.scheduler_open).to_owned())}</a></p>
+        <ol class="challenges-met">{items}</ol>
+        <div class="lesson-result" aria-live="polite" data-met=count>
+            <p class="comparison">{say(move |l| td_string!(l, lesson.scheduler_met, count = count(), total = Challenge::ALL.len()))}</p>
+            {move || (count() > 0).then(|| view! { <p class="takeaway">{say(takeaway)}</p> })}
         </div>
     }
 }

@@ -10,6 +10,7 @@
 
 mod api;
 mod app;
+mod challenge_store;
 #[cfg(feature = "viewer")]
 mod every_order;
 mod fields;

@@ -33,7 +33,7 @@ pub struct RunContext {
     pub status: RwSignal<Status>,
     /// Whether the live step stream is open (see [`crate::live_steps`]).
     pub steps_live: RwSignal<bool>,
-    /// The lesson step this run is (1–9), if it is one.
+    /// The lesson step this run is (1–10), if it is one.
     pub lesson_step: Option<u8>,
     /// The run's permalink once it is saved, or why it was not.
     pub saved: RwSignal<Option<Result<String, ApiError>>>,

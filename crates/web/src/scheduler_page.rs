@@ -5,7 +5,7 @@
 //! watches the server's answers, orders and sequence picture as they go.
 //! The challenges are checked from what the server did.
 
-use lab_client::scheduler::{COPIES, Challenge, Lane, Move, parse_schedule};
+use lab_client::scheduler::{COPIES, Challenge, ChallengeText, Lane, Move, parse_schedule};
 use lab_client::{Design, DesignText, OutcomeText, timeline};
 use lab_i18n::i18n::td_string;
 use lab_wire::NewOrder;
@@ -191,22 +191,28 @@ pub fn SchedulerPage() -> impl IntoView {
                     {say(|l| td_string!(l, scheduler.undo).to_owned())}
                 </button>
             </section>
-            <Challenges stepper=stepper choose=Callback::new(move |d: Design| choose(d, stepper.copies.get_untracked())) />
-            {error}
-            <div class="lanes" id="scheduler-lanes">{lanes}</div>
-            <p class="schedule" aria-live="polite">
-                {schedule} " "
-                <a class="schedule-link" href=move || stepper.own_link()>{say(|l| td_string!(l, scheduler.link).to_owned())}</a>
-            </p>
-            <p class="order-total" data-count=order_count>
-                {say(move |l| td_string!(l, scheduler.orders, count = order_count()))}
-            </p>
-            <div class="results" id="results">
-                <PlaybackBar />
-                <div class="panes single">
-                    <PaneView pane=pane index=0 />
+            // On a wide screen the lanes stand beside the picture, held at the
+            // top, so each step and what it drew are seen together.
+            <div class="scheduler-work" id="scheduler-work">
+                <div class="scheduler-side">
+                    {error}
+                    <div class="lanes" id="scheduler-lanes">{lanes}</div>
+                    <p class="schedule" aria-live="polite">
+                        {schedule} " "
+                        <a class="schedule-link" href=move || stepper.own_link()>{say(|l| td_string!(l, scheduler.link).to_owned())}</a>
+                    </p>
+                    <p class="order-total" data-count=order_count>
+                        {say(move |l| td_string!(l, scheduler.orders, count = order_count()))}
+                    </p>
+                    <Challenges stepper=stepper choose=Callback::new(move |d: Design| choose(d, stepper.copies.get_untracked())) />
                 </div>
-                <DiagramOptions />
+                <div class="results" id="results">
+                    <PlaybackBar />
+                    <div class="panes single">
+                        <PaneView pane=pane index=0 />
+                    </div>
+                    <DiagramOptions />
+                </div>
             </div>
             <EveryOrder stepper=stepper />
         </main>
@@ -292,7 +298,13 @@ fn Challenges(stepper: Stepper, choose: Callback<Design>) -> impl IntoView {
         <section class="challenges" aria-labelledby="challenges-title">
             <h2 id="challenges-title">{say(|l| td_string!(l, scheduler.challenges).to_owned())}</h2>
             <ol>{items}</ol>
-            <p class="tries">{say(move |l| td_string!(l, scheduler.tries, count = tries()))}</p>
+            <p class="tries">
+                {say(move |l| td_string!(l, scheduler.tries, count = tries()))}
+                // Two different orders kept one order each: now see them all.
+                {move || stepper.challenges.with(|c| c.offer_every_order()).then(|| view! {
+                    " " <a href="#every-order" class="offer-every-order">{say(|l| td_string!(l, scheduler.every_button).to_owned())}</a>
+                })}
+            </p>
         </section>
     }
 }

@@ -11,10 +11,8 @@ use lab_wire::{LabSecret, NewOrder};
 use leptos::prelude::*;
 
 use crate::api::ApiError;
+use crate::challenge_store;
 use crate::state::Pane;
-
-/// Where the learner's challenges are kept between visits.
-const CHALLENGES_STORAGE: &str = "idempotency-lab-challenges";
 
 /// Why the page cannot go on with the schedule.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,6 +73,7 @@ pub struct Stepper {
 
 impl Stepper {
     pub fn new(lab: LabSecret, design: Design, copies: u8, order: NewOrder, pane: Pane) -> Self {
+        let challenges = challenge_store::stored(&lab);
         Self {
             lab: StoredValue::new(lab),
             design: RwSignal::new(design),
@@ -90,7 +89,7 @@ impl Stepper {
             moves: RwSignal::new(Vec::new()),
             busy: RwSignal::new(false),
             error: RwSignal::new(None),
-            challenges: RwSignal::new(stored_challenges()),
+            challenges: RwSignal::new(challenges),
             pane,
             purchases: StoredValue::new(Purchases::default()),
             started_at: StoredValue::new(0.0),
@@ -132,22 +131,5 @@ impl Stepper {
     /// The key's schedule so far, as the explorer writes one.
     pub fn schedule_text(self) -> String {
         self.moves.with(|moves| schedule_text(moves))
-    }
-}
-
-fn storage() -> Option<web_sys::Storage> {
-    web_sys::window()?.local_storage().ok()?
-}
-
-fn stored_challenges() -> Challenges {
-    storage()
-        .and_then(|s| s.get_item(CHALLENGES_STORAGE).ok()?)
-        .and_then(|json| serde_json::from_str(&json).ok())
-        .unwrap_or_default()
-}
-
-pub(crate) fn store_challenges(challenges: &Challenges) {
-    if let (Some(storage), Ok(json)) = (storage(), serde_json::to_string(challenges)) {
-        let _ = storage.set_item(CHALLENGES_STORAGE, &json);
     }
 }

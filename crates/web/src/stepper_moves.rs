@@ -12,11 +12,12 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::api;
+use crate::challenge_store;
 use crate::lab_id::new_key;
 use crate::runner::now_ms;
 use crate::schedule_api;
 use crate::state::RunSummary;
-use crate::stepper::{Stepper, Trouble, store_challenges};
+use crate::stepper::{Stepper, Trouble};
 
 impl Stepper {
     /// Starts over on a fresh key and makes every move but the last again.
@@ -223,6 +224,9 @@ impl Stepper {
                         .update(|c| c[usize::from(copy - 1)] = Some((gate, at)));
                 }
                 self.moves.update(|moves| moves.push(step));
+                if self.moves.with_untracked(Vec::len) == 1 {
+                    bring_the_work_into_view();
+                }
                 self.view.set(Some(view));
                 self.settle(generation).await;
                 self.after_change(generation).await;
@@ -317,7 +321,7 @@ impl Stepper {
         challenges.record(&played);
         // Also a new schedule tried on Transactional, which meets nothing yet.
         if challenges != self.challenges.get_untracked() {
-            store_challenges(&challenges);
+            challenge_store::store(&lab, &challenges);
             self.challenges.set(challenges);
         }
     }
@@ -335,4 +339,15 @@ fn still_moving(view: &ScheduleView) -> bool {
             .any(|c| c.copy == by && matches!(c.state, CopyState::AtGate { .. })),
         _ => false,
     })
+}
+
+/// Scrolls the lanes and the picture to the top of the screen, once the
+/// learner has made a first move (the page's introduction is above them).
+fn bring_the_work_into_view() {
+    if let Some(work) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("scheduler-work"))
+    {
+        work.scroll_into_view_with_bool(true);
+    }
 }

@@ -11,7 +11,7 @@ use lab_platform::access::{CredentialHeaders, LabToChange, LabToRead};
 use lab_platform::body::read_json;
 use lab_wire::run::RunRecord;
 use lab_wire::workshop::{
-    LESSON_STEPS, LessonProgress, MAX_ORDERS_COUNTED, Prediction, RunSummary, SavedRun,
+    Challenge, LESSON_STEPS, LessonProgress, MAX_ORDERS_COUNTED, Prediction, RunSummary, SavedRun,
 };
 use lab_wire::{Problem, Timestamp};
 use serde::Serialize;
@@ -162,7 +162,7 @@ pub async fn get_run(
         (status = 403, body = Problem, content_type = "application/problem+json", description = "Not the lab's own secret"),
         (status = 413, body = Problem, content_type = "application/problem+json", description = "The body is over 16 KiB"),
         (status = 415, body = Problem, content_type = "application/problem+json", description = "The body is not sent as JSON"),
-        (status = 422, body = Problem, content_type = "application/problem+json", description = "A step outside 1–9, or more than nine predictions"),
+        (status = 422, body = Problem, content_type = "application/problem+json", description = "A step outside 1–10, more than ten predictions, or a challenge the scheduler does not have"),
         (status = 429, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "The lab has as many requests in progress as it may"),
         (status = 503, body = Problem, content_type = "application/problem+json", headers(("Retry-After" = u64)), description = "No answer by the request deadline"),
     ),
@@ -177,18 +177,22 @@ pub async fn save_progress(
     let steps = 1..=LESSON_STEPS;
     let invalid = |why: &str| LabError::InvalidRecord(why.to_owned());
     if !steps.contains(&progress.step) {
-        return Err(invalid("step is a step of the lesson, 1 to 9"));
+        return Err(invalid(&format!(
+            "step is a step of the lesson, 1 to {LESSON_STEPS}"
+        )));
     }
     if progress.predictions.len() > usize::from(LESSON_STEPS) {
-        return Err(invalid("at most one prediction per step: 9"));
+        return Err(invalid(&format!(
+            "at most one prediction per step: {LESSON_STEPS}"
+        )));
     }
     // One prediction per step: a later one for a step replaces an earlier.
     let mut kept: Vec<Prediction> = Vec::new();
     for prediction in &progress.predictions {
         if !steps.contains(&prediction.step) {
-            return Err(invalid(
-                "a prediction's step is a step of the lesson, 1 to 9",
-            ));
+            return Err(invalid(&format!(
+                "a prediction's step is a step of the lesson, 1 to {LESSON_STEPS}"
+            )));
         }
         if prediction.orders > MAX_ORDERS_COUNTED {
             return Err(invalid("a prediction's orders are at most 1000000"));
@@ -197,6 +201,14 @@ pub async fn save_progress(
         kept.push(*prediction);
     }
     let right = kept.iter().filter(|p| p.was_right()).count() as u32;
+    // Each challenge once (serde has refused a name the scheduler does not have).
+    let mut challenges: Vec<Challenge> = Vec::new();
+    for challenge in progress.challenges {
+        if !challenges.contains(&challenge) {
+            challenges.push(challenge);
+        }
+    }
+    let challenges = serde_json::to_string(&challenges).expect("challenges always serialise");
     // Stored as the server writes it, not as sent: nothing but the checked fields.
     let predictions = serde_json::to_string(&kept).expect("predictions always serialise");
     store::save_progress(
@@ -207,6 +219,7 @@ pub async fn save_progress(
             predictions_right: right,
             predictions_made: kept.len() as u32,
             predictions: &predictions,
+            challenges: &challenges,
             at: Utc::now(),
         },
     )

@@ -104,6 +104,7 @@ pub fn spawn_cleanup(db: Db, settings: WorkshopArgs, every: Duration) -> JoinHan
         lab_wire::workshop::SavedRun,
         lab_wire::workshop::RunSummary,
         lab_wire::workshop::LessonProgress,
+        lab_wire::workshop::Challenge,
         lab_wire::workshop::LabActivity,
         lab_wire::run::RunRecord,
     ))

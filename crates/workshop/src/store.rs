@@ -23,15 +23,16 @@ const RUNS_BY_LAB: &str = "SELECT r.lab_id, COUNT(*), \
       ORDER BY l.saved_at DESC, l.id DESC LIMIT 1) \
      FROM lab_runs r WHERE r.expires_at > $1 GROUP BY r.lab_id";
 const SAVE_PROGRESS: &str = "INSERT INTO lab_lessons \
-     (lab_id, step, furthest_step, predictions_right, predictions_made, predictions, updated_at) \
-     VALUES ($1, $2, $2, $3, $4, $5, $6) \
+     (lab_id, step, furthest_step, predictions_right, predictions_made, predictions, challenges, updated_at) \
+     VALUES ($1, $2, $2, $3, $4, $5, $7, $6) \
      ON CONFLICT (lab_id) DO UPDATE SET step = excluded.step, \
      furthest_step = CASE WHEN excluded.step > lab_lessons.furthest_step \
                           THEN excluded.step ELSE lab_lessons.furthest_step END, \
      predictions_right = excluded.predictions_right, predictions_made = excluded.predictions_made, \
-     predictions = excluded.predictions, updated_at = excluded.updated_at";
+     predictions = excluded.predictions, challenges = excluded.challenges, \
+     updated_at = excluded.updated_at";
 const LESSONS_SINCE: &str = "SELECT lab_id, step, furthest_step, predictions_right, \
-     predictions_made, updated_at FROM lab_lessons WHERE updated_at > $1";
+     predictions_made, updated_at, challenges FROM lab_lessons WHERE updated_at > $1";
 const DELETE_EXPIRED_RUNS: &str = "DELETE FROM lab_runs WHERE expires_at <= $1";
 const DELETE_IDLE_LESSONS: &str = "DELETE FROM lab_lessons WHERE updated_at <= $1";
 
@@ -122,6 +123,8 @@ pub struct Progress<'a> {
     pub predictions_right: u32,
     pub predictions_made: u32,
     pub predictions: &'a str,
+    /// The challenges met, as JSON.
+    pub challenges: &'a str,
     pub at: DateTime<Utc>,
 }
 
@@ -135,6 +138,7 @@ pub async fn save_progress(db: &Db, progress: Progress<'_>) -> sqlx::Result<()> 
             .bind(i32::try_from(progress.predictions_made).unwrap_or(i32::MAX))
             .bind(progress.predictions)
             .bind(progress.at)
+            .bind(progress.challenges)
             .execute(pool)
             .await?;
     });
@@ -142,7 +146,7 @@ pub async fn save_progress(db: &Db, progress: Progress<'_>) -> sqlx::Result<()> 
 }
 
 type RunsRow = (String, i64, i64, DateTime<Utc>, Option<String>);
-type LessonRow = (String, i32, i32, i32, i32, DateTime<Utc>);
+type LessonRow = (String, i32, i32, i32, i32, DateTime<Utc>, String);
 
 /// Every lab with a live run or lesson progress since `since`, the most
 /// recently active first, at most `limit`.
@@ -177,9 +181,10 @@ pub async fn room(
             predictions_right: 0,
             predictions_made: 0,
             latest_run: latest,
+            challenges: Vec::new(),
         })
         .collect();
-    for (lab, step, furthest, right, made, at) in lessons {
+    for (lab, step, furthest, right, made, at, challenges) in lessons {
         let entry = match labs.iter().position(|known| known.lab == lab) {
             Some(index) => &mut labs[index],
             None => {
@@ -193,6 +198,7 @@ pub async fn room(
                     predictions_right: 0,
                     predictions_made: 0,
                     latest_run: None,
+                    challenges: Vec::new(),
                 });
                 labs.last_mut().expect("just pushed")
             }
@@ -201,6 +207,8 @@ pub async fn room(
         entry.furthest_step = u8::try_from(furthest).ok();
         entry.predictions_right = u32::try_from(right).unwrap_or(0);
         entry.predictions_made = u32::try_from(made).unwrap_or(0);
+        // Written by the server after checking each name; unreadable, it says nothing.
+        entry.challenges = serde_json::from_str(&challenges).unwrap_or_default();
         entry.last_activity = entry.last_activity.max(at.into());
     }
     labs.sort_by(|a, b| {

@@ -91,6 +91,51 @@ impl Learner {
             .collect()
     }
 
+    /// Which of the elements `css` selects are not wholly inside the
+    /// window (or not drawn at all), each with where it is; and a line if
+    /// `css` selects fewer than `expected`.
+    pub async fn outside_the_screen(&self, css: &str, expected: usize) -> Vec<String> {
+        let measured = self
+            .browser
+            .execute(
+                "const [css, expected] = arguments; const out = []; const all = document.querySelectorAll(css);
+                 for (const el of all) {
+                   const r = el.getBoundingClientRect();
+                   if (r.height === 0 || r.top < 0 || r.left < 0
+                       || r.bottom > window.innerHeight || r.right > window.innerWidth) {
+                     out.push(`${el.tagName}.${el.getAttribute('class')}: ${JSON.stringify(r)} in ${window.innerWidth}x${window.innerHeight}`);
+                   }
+                 }
+                 if (all.length < expected) out.push(`${all.length} of ${expected} elements ${css}`);
+                 return out;",
+                vec![css.into(), expected.into()],
+            )
+            .await
+            .expect("measure the page");
+        serde_json::from_value(measured).expect("a list of what is outside")
+    }
+
+    /// Waits until every element `css` selects (at least `expected`) is
+    /// inside the window: the page scrolls by itself after a run or a
+    /// move, so this waits for that, not for a time. Fails saying what
+    /// stayed outside, and saves the screen as `name`.
+    pub async fn wait_until_inside_the_screen(&self, css: &str, expected: usize, name: &str) {
+        let fits = eventually(async || {
+            self.outside_the_screen(css, expected)
+                .await
+                .is_empty()
+                .then_some(())
+        })
+        .await;
+        if fits.is_none() {
+            self.save_this_screen(name).await;
+            panic!(
+                "{name}: outside the screen: {:#?}",
+                self.outside_the_screen(css, expected).await
+            );
+        }
+    }
+
     /// A screenshot of the whole page, wide and tall enough for the
     /// controls and both panes side by side.
     pub async fn save_screenshot(&self, name: &str) {

@@ -13,7 +13,7 @@ use crate::DesignText;
 /// The card of one step, in one language.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CardWords {
-    /// "Step 3 of 9".
+    /// "Step 3 of 10".
     pub step_of: String,
     /// The step's heading.
     pub title: String,
@@ -61,7 +61,7 @@ pub struct Outcome {
 
 /// The card of step `index`.
 pub fn card_words(step: &LessonStep, index: usize, locale: Locale) -> CardWords {
-    let prediction = step.run.as_ref().map(|run| PredictionWords {
+    let prediction = step.run().map(|run| PredictionWords {
         question: run.question(locale),
         guesses: Guess::ALL
             .into_iter()
@@ -132,7 +132,7 @@ mod tests {
     fn the_card_names_the_step_and_offers_every_guess_in_order() {
         let steps = steps();
         let words = card_words(&steps[2], 2, Locale::en);
-        assert_eq!(words.step_of, "Step 3 of 9");
+        assert_eq!(words.step_of, "Step 3 of 10");
         assert_eq!(words.title, "One key, made by the client");
         let prediction = words.prediction.expect("a step with a run asks");
         assert_eq!(
@@ -143,18 +143,18 @@ mod tests {
         assert_eq!(guesses, Guess::ALL);
         assert_eq!(prediction.guesses[1].1, "exactly one order");
         assert_eq!(prediction.run, "Run it");
-        let closing = card_words(&steps[8], 8, Locale::zh_CN);
+        let closing = card_words(&steps[9], 9, Locale::zh_CN);
         assert!(
             closing.prediction.is_none(),
             "the closing step runs nothing"
         );
-        assert_eq!(closing.step_of, "第 9 步，共 9 步");
+        assert_eq!(closing.step_of, "第 10 步，共 10 步");
     }
 
     #[test]
     fn the_outcome_says_whether_the_prediction_was_right_with_the_verdict() {
         let steps = steps();
-        let run = steps[4].run.as_ref().unwrap();
+        let run = steps[4].run().unwrap();
         let wrong = outcome(
             &steps[4],
             run,
@@ -181,7 +181,7 @@ mod tests {
     #[test]
     fn the_closing_words_carry_the_score() {
         let steps = steps();
-        let words = closing(&steps[8], &[Some((Guess::OneOrder, 1)), None], Locale::en);
+        let words = closing(&steps[9], &[Some((Guess::OneOrder, 1)), None], Locale::en);
         assert_eq!(words.comparison, "You predicted 1 of 1 run right.");
         assert_eq!(words.right, None);
     }

@@ -8,26 +8,21 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Design, Outcome};
 
-/// A challenge of the scheduler step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Challenge {
-    /// Make Naive keep two orders for one purchase.
-    NaiveKeepsTwo,
-    /// Try to do the same to Transactional, in two different orders of steps.
-    TransactionalHoldsOne,
-    /// Crash Safe between its order and its answer, then let the retries run.
-    SafeRecovers,
+pub use lab_wire::workshop::Challenge;
+
+/// What the page knows of a challenge: the design it is played on, and
+/// what it says of it in the learner's language.
+pub trait ChallengeText {
+    /// The design it is played on.
+    fn design(self) -> Design;
+    /// What to do.
+    fn task(self, locale: Locale) -> &'static str;
+    /// What meeting it showed.
+    fn lesson(self, locale: Locale) -> &'static str;
 }
 
-impl Challenge {
-    pub const ALL: [Challenge; 3] = [
-        Challenge::NaiveKeepsTwo,
-        Challenge::TransactionalHoldsOne,
-        Challenge::SafeRecovers,
-    ];
-
-    /// The design it is played on.
-    pub fn design(self) -> Design {
+impl ChallengeText for Challenge {
+    fn design(self) -> Design {
         match self {
             Self::NaiveKeepsTwo => Design::Naive,
             Self::TransactionalHoldsOne => Design::Transactional,
@@ -35,22 +30,7 @@ impl Challenge {
         }
     }
 
-    /// Its name in storage and on the wire.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::NaiveKeepsTwo => "naive-keeps-two",
-            Self::TransactionalHoldsOne => "transactional-holds-one",
-            Self::SafeRecovers => "safe-recovers",
-        }
-    }
-
-    /// The challenge `name` names.
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|c| c.name() == name)
-    }
-
-    /// What to do, in `locale`'s words.
-    pub fn task(self, locale: Locale) -> &'static str {
+    fn task(self, locale: Locale) -> &'static str {
         match self {
             Self::NaiveKeepsTwo => td_string!(locale, scheduler.challenge_naive),
             Self::TransactionalHoldsOne => td_string!(locale, scheduler.challenge_transactional),
@@ -58,8 +38,7 @@ impl Challenge {
         }
     }
 
-    /// What meeting it showed, in `locale`'s words.
-    pub fn lesson(self, locale: Locale) -> &'static str {
+    fn lesson(self, locale: Locale) -> &'static str {
         match self {
             Self::NaiveKeepsTwo => td_string!(locale, scheduler.met_naive),
             Self::TransactionalHoldsOne => td_string!(locale, scheduler.met_transactional),
@@ -87,8 +66,8 @@ pub struct Played<'a> {
 /// The challenges met so far, and the schedules tried on Transactional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Challenges {
-    /// The names of the challenges met.
-    pub met: Vec<String>,
+    /// The challenges met, in the order they were met.
+    pub met: Vec<Challenge>,
     /// The different schedules played to their end on Transactional.
     pub transactional_schedules: Vec<String>,
 }
@@ -99,7 +78,7 @@ pub const TRANSACTIONAL_TRIES: usize = 2;
 impl Challenges {
     /// Whether `challenge` has been met.
     pub fn is_met(&self, challenge: Challenge) -> bool {
-        self.met.iter().any(|name| name == challenge.name())
+        self.met.contains(&challenge)
     }
 
     /// Takes in what a schedule left; returns the challenge it met, if it
@@ -140,7 +119,7 @@ impl Challenges {
         if !met || self.is_met(challenge) {
             return None;
         }
-        self.met.push(challenge.name().to_owned());
+        self.met.push(challenge);
         Some(challenge)
     }
 
@@ -232,9 +211,11 @@ mod tests {
     }
 
     #[test]
-    fn challenges_are_found_by_name_and_other_designs_meet_none() {
-        for challenge in Challenge::ALL {
-            assert_eq!(Challenge::from_name(challenge.name()), Some(challenge));
+    fn other_designs_meet_no_challenge_and_every_challenge_reads_in_both_languages() {
+        for locale in lab_i18n::LOCALES {
+            for challenge in Challenge::ALL {
+                assert!(!challenge.task(locale).is_empty() && !challenge.lesson(locale).is_empty());
+            }
         }
         let mut challenges = Challenges::default();
         assert_eq!(challenges.record(&played(Design::Locked, "1 2", 2)), None);
