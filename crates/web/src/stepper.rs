@@ -21,6 +21,8 @@ pub enum Trouble {
     Api(ApiError),
     /// A copy was sent but never joined its schedule.
     NotJoined(u8),
+    /// The server closed the schedule: a minute passed without a move.
+    Closed,
 }
 
 impl Trouble {
@@ -29,6 +31,7 @@ impl Trouble {
         match self {
             Self::Api(error) => td_string!(locale, scheduler.failed, error = error.text(locale)),
             Self::NotJoined(copy) => td_string!(locale, scheduler.not_joined, copy = copy),
+            Self::Closed => td_string!(locale, scheduler.closed).to_owned(),
         }
     }
 }

@@ -11,7 +11,7 @@ use lab_wire::schedule::{CopyState, ScheduleView};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::api;
+use crate::api::{self, ApiError};
 use crate::challenge_store;
 use crate::lab_id::new_key;
 use crate::runner::now_ms;
@@ -231,6 +231,8 @@ impl Stepper {
                 self.settle(generation).await;
                 self.after_change(generation).await;
             }
+            // The schedule is gone: idle for a minute, the server closed it.
+            Err(ApiError::Status(404)) => self.error.set(Some(Trouble::Closed)),
             Err(error) => self.error.set(Some(error.into())),
         }
     }
