@@ -194,6 +194,10 @@ fn Tile(stepper: Stepper, design: Design, copies: u8, explored: ExploredSchedule
                 return;
             };
             ev.prevent_default();
+            // One schedule at a time: a tile waits for the page's start or move.
+            if stepper.busy.get_untracked() {
+                return;
+            }
             stepper.design.set(design);
             stepper.copies.set(copies);
             stepper.start(moves);

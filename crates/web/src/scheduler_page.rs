@@ -106,6 +106,9 @@ pub fn SchedulerPage() -> impl IntoView {
     Effect::new(move |_| replace_link(&stepper.own_link()));
 
     let choose = move |design: Design, copies: u8| {
+        if stepper.busy.get_untracked() {
+            return;
+        }
         stepper.design.set(design);
         stepper.copies.set(copies);
         playback.show_all();
@@ -125,7 +128,7 @@ pub fn SchedulerPage() -> impl IntoView {
         .map(|n| {
             let id = format!("copies-{n}");
             view! {
-                <input type="radio" id=id.clone() name="copies" prop:checked=move || stepper.copies.get() == n
+                <input type="radio" id=id.clone() name="copies" prop:checked=move || stepper.copies.get() == n disabled=move || stepper.busy.get()
                     on:change=move |_| choose(stepper.design.get_untracked(), n) />
                 <label for=id>{n.to_string()}</label>
             }
@@ -173,7 +176,7 @@ pub fn SchedulerPage() -> impl IntoView {
             <section class="scheduler-controls">
                 <div class="field select">
                     <label for="scheduler-design">{say(|l| td_string!(l, scheduler.design_label).to_owned())}</label>
-                    <select id="scheduler-design" on:change=move |ev| {
+                    <select id="scheduler-design" disabled=move || stepper.busy.get() on:change=move |ev| {
                         if let Some(d) = Design::from_name(&event_target_value(&ev)) {
                             choose(d, stepper.copies.get_untracked());
                         }
@@ -183,7 +186,7 @@ pub fn SchedulerPage() -> impl IntoView {
                     <legend>{say(|l| td_string!(l, scheduler.copies_label).to_owned())}</legend>
                     {copies_options}
                 </fieldset>
-                <button type="button" id="start-over" on:click=move |_| stepper.start(Vec::new())>
+                <button type="button" id="start-over" disabled=move || stepper.busy.get() on:click=move |_| stepper.start(Vec::new())>
                     {say(|l| td_string!(l, scheduler.start_over).to_owned())}
                 </button>
                 <button type="button" id="undo" disabled=move || stepper.busy.get() || stepper.moves.with(Vec::is_empty)
@@ -285,7 +288,7 @@ fn Challenges(stepper: Stepper, choose: Callback<Design>) -> impl IntoView {
                     <strong class="badge">{say(move |l| if met() { td_string!(l, scheduler.met).to_owned() } else { td_string!(l, scheduler.not_met).to_owned() })}</strong>
                     " " <span>{say(move |l| challenge.task(l).to_owned())}</span>
                     {move || met().then(|| view! { <p class="met">{say(move |l| challenge.lesson(l).to_owned())}</p> })}
-                    <button type="button" class="play" disabled=move || stepper.design.get() == server
+                    <button type="button" class="play" disabled=move || stepper.busy.get() || stepper.design.get() == server
                         on:click=move |_| choose.run(server)>
                         {say(move |l| td_string!(l, scheduler.play, server = server.title(l)))}
                     </button>

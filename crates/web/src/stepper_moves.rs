@@ -49,10 +49,15 @@ impl Stepper {
     }
 
     /// Opens a fresh schedule on a fresh key and sends the copies; then
-    /// makes `replay`'s moves (an undo replays all but the last).
+    /// makes `replay`'s moves (an undo replays all but the last). Nothing,
+    /// while a start or a move is under way: two starts at once could
+    /// leave a schedule open that the page no longer knows.
     pub fn start(self, replay: Vec<Move>) {
+        if self.busy.get_untracked() {
+            return;
+        }
+        self.busy.set(true);
         spawn_local(async move {
-            self.busy.set(true);
             let generation = self.generation.get_value() + 1;
             self.generation.set_value(generation);
             if let Err(error) = self.open_and_send(generation).await {
