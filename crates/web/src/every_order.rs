@@ -200,10 +200,8 @@ fn Tile(stepper: Stepper, design: Design, copies: u8, explored: ExploredSchedule
             }
             stepper.design.set(design);
             stepper.copies.set(copies);
+            // Its first move brings the lanes and the picture into view.
             stepper.start(moves);
-            if let Some(work) = document().get_element_by_id("scheduler-work") {
-                work.scroll_into_view_with_bool(true);
-            }
         }
     };
     view! {

@@ -29,14 +29,19 @@ impl Learner {
 
     /// How many moves the page has made.
     pub async fn moves_made(&self) -> usize {
-        self.by_css("main[data-moves]")
+        self.number_in("main", "data-moves").await
+    }
+
+    /// The whole number the first element `css` selects carries in `attribute`.
+    async fn number_in(&self, css: &str, attribute: &str) -> usize {
+        self.by_css(css)
             .await
-            .attr("data-moves")
+            .attr(attribute)
             .await
             .ok()
             .flatten()
             .and_then(|n| n.parse().ok())
-            .expect("the page counts its moves")
+            .unwrap_or_else(|| panic!("{css} carries a number in {attribute}"))
     }
 
     /// The lane of copy `copy`.
@@ -167,14 +172,7 @@ impl Learner {
 
     /// The orders the page says the server keeps for the purchase.
     pub async fn orders_kept(&self) -> usize {
-        self.by_css("p.order-total")
-            .await
-            .attr("data-count")
-            .await
-            .ok()
-            .flatten()
-            .and_then(|n| n.parse().ok())
-            .expect("the page counts the purchase's orders")
+        self.number_in("p.order-total", "data-count").await
     }
 
     /// Presses the challenge `name`'s "Play it on …" and waits until its
