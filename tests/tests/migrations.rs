@@ -15,7 +15,12 @@ use transactional_server::TransactionalServer;
 const SHARED_ORDERS_VERSION: i64 = 20261203000001;
 
 async fn orders_stored_before_the_shared_table_survive_the_upgrade<S: OrderServer>() {
-    let Db::Sqlite { writer, .. } = Backend::Sqlite.connect().await else {
+    let Db::Sqlite {
+        writer,
+        checkpoints,
+        ..
+    } = Backend::Sqlite.connect().await
+    else {
         unreachable!("asked for SQLite")
     };
     let older: Vec<_> = (S::STORAGE.migrations)()
@@ -45,6 +50,7 @@ async fn orders_stored_before_the_shared_table_survive_the_upgrade<S: OrderServe
     let db = Db::Sqlite {
         writer: writer.clone(),
         readers: writer,
+        checkpoints,
         orders_per_lab: lab_platform::db::DEFAULT_ORDERS_PER_LAB,
     };
     S::migrate(&db).await.expect("the upgrade applies");

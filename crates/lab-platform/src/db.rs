@@ -8,16 +8,16 @@ use std::time::Duration;
 use lab_wire::{Gate, LabId};
 use sqlx::migrate::Migrator;
 use sqlx::postgres::{PgPool, PgPoolOptions};
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
-};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqliteSynchronous};
 
 use crate::LabError;
 use crate::gates;
 use crate::limits::{LabPermit, PerLab};
 
 mod both_backends;
+mod sqlite;
 mod statements;
+pub use sqlite::Checkpoints;
 pub use statements::Statements;
 
 /// How an `INSERT` into a column the database keeps UNIQUE ended: the row
@@ -78,6 +78,8 @@ pub enum Db {
         /// Read-only connections, which run beside the writer (WAL), so
         /// the naive server's look-ups really do overlap.
         readers: SqlitePool,
+        /// The task that checkpoints the file's log, so the writer never does.
+        checkpoints: Checkpoints,
         /// The most orders a lab may hold on each server (see [`Db::orders_per_lab`]).
         orders_per_lab: u32,
     },
@@ -284,28 +286,20 @@ impl Db {
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Normal)
                 .busy_timeout(Duration::from_secs(10));
-            let connect_error = |source| LabError::Connect {
-                url: redact(url),
-                source,
-            };
-            // The writer first: it creates the file the readers open.
-            // No ping before each use, as on PostgreSQL: a file does not
-            // hang up, and the writer is the queue every write waits in.
-            let writer = SqlitePoolOptions::new()
-                .max_connections(1)
-                .test_before_acquire(false)
-                .connect_with(options.clone())
+            let sqlite::SqliteFile {
+                writer,
+                readers,
+                checkpoints,
+            } = sqlite::open(options)
                 .await
-                .map_err(connect_error)?;
-            let readers = SqlitePoolOptions::new()
-                .max_connections(8)
-                .test_before_acquire(false)
-                .connect_with(options.create_if_missing(false).read_only(true))
-                .await
-                .map_err(connect_error)?;
+                .map_err(|source| LabError::Connect {
+                    url: redact(url),
+                    source,
+                })?;
             return Ok(Self::Sqlite {
                 writer,
                 readers,
+                checkpoints,
                 orders_per_lab: DEFAULT_ORDERS_PER_LAB,
             });
         }
@@ -343,8 +337,12 @@ impl Db {
     pub async fn close(&self) {
         match self {
             Self::Sqlite {
-                writer, readers, ..
+                writer,
+                readers,
+                checkpoints,
+                ..
             } => {
+                checkpoints.stop();
                 readers.close().await;
                 writer.close().await;
             }
