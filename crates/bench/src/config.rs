@@ -154,6 +154,9 @@ pub struct BenchConfig {
     pub rounds: usize,
     /// Other endpoints measured beside the first storage's cells, round by round.
     pub peers: Vec<Peer>,
+    /// Whether PostgreSQL's unique-key cells also run the naive and safe
+    /// flows' statements through `pgbench` (when it is installed).
+    pub pgbench: bool,
 }
 
 /// Another endpoint that takes an `Idempotency-Key`, measured in the same
@@ -221,6 +224,9 @@ pub enum BenchError {
     /// A server could not be started.
     #[error("cannot start a server: {0}")]
     Serve(String),
+    /// pgbench could not measure a flow's statements.
+    #[error("pgbench: {0}")]
+    Pgbench(String),
     /// A query failed while counting or clearing orders.
     #[error("cannot count the orders: {0}")]
     Count(#[from] lab_core::LabError),
@@ -236,6 +242,7 @@ impl BenchConfig {
             copies: 4,
             rounds: 1,
             peers: Vec::new(),
+            pgbench: false,
         }
     }
 
@@ -248,6 +255,7 @@ impl BenchConfig {
             copies: 4,
             rounds: 3,
             peers: Vec::new(),
+            pgbench: true,
         }
     }
 
@@ -261,12 +269,39 @@ impl BenchConfig {
         ]
     }
 
-    /// How many measurements the run makes.
+    /// How many measurements the run makes (pgbench's counted if asked for).
     pub fn measurements(&self) -> usize {
         let targets = self.storages.len() * Target::ALL.len() + self.peers.len();
-        targets * 2 * self.concurrency.len() * self.rounds.max(1)
+        let pgbench = if self.pgbench {
+            let postgres = self.storages.iter();
+            2 * postgres
+                .filter(|s| matches!(s, Storage::Postgres(_)))
+                .count()
+        } else {
+            0
+        };
+        (targets * 2 + pgbench) * self.concurrency.len() * self.rounds.max(1)
     }
 }
 
 /// How long a single benchmark request may take before it counts as an error.
 pub(crate) const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pgbench_cells_are_counted_only_for_postgres_and_only_when_asked_for() {
+        let postgres = Storage::Postgres("postgres://db".to_owned());
+        let full = |storages| BenchConfig::full(storages);
+        // 8 targets × 2 workloads × 3 levels × 3 rounds, plus 2 flows × 3 × 3.
+        assert_eq!(full(vec![Storage::Sqlite]).measurements(), 144);
+        assert_eq!(full(vec![postgres.clone()]).measurements(), 144 + 18);
+        let without = BenchConfig {
+            pgbench: false,
+            ..full(vec![Storage::Sqlite, postgres])
+        };
+        assert_eq!(without.measurements(), 288);
+    }
+}

@@ -1,14 +1,16 @@
-//! The benchmark: requests per second, latency percentiles and the orders
-//! left behind, for the lab's three servers on SQLite and on PostgreSQL,
-//! next to a baseline that runs the same flow (the same SQL statements)
-//! with no HTTP in between. Everything runs in one process so
-//! the numbers are comparable as ratios. `--room` measures instead how an
+//! The benchmark: requests per second, CPU per request, latency
+//! percentiles and the orders left behind, for the lab's servers on SQLite
+//! and on PostgreSQL, next to a baseline that runs the same flow (the same
+//! SQL statements) with no HTTP in between, and on PostgreSQL the naive and
+//! safe flows' statements sent by `pgbench`. Everything but pgbench runs in one
+//! process so the numbers are comparable as ratios. `--room` measures instead how an
 //! ordinary order fares while another lab loads the server.
 
 mod config;
 mod cpu;
 mod goals;
 mod load;
+mod pgbench;
 mod report;
 mod room;
 mod stats;
@@ -27,7 +29,19 @@ pub async fn run(
     config: &BenchConfig,
     mut progress: impl FnMut(usize, usize, &str),
 ) -> Result<Vec<CellResult>, BenchError> {
-    let total = config.measurements();
+    let on_postgres = config
+        .storages
+        .iter()
+        .any(|storage| matches!(storage, Storage::Postgres(_)));
+    let with_pgbench = config.pgbench && on_postgres && pgbench::available();
+    if config.pgbench && on_postgres && !with_pgbench {
+        eprintln!("pgbench is not installed: the flows' raw rates are not measured");
+    }
+    let total = BenchConfig {
+        pgbench: with_pgbench,
+        ..config.clone()
+    }
+    .measurements();
     let mut done = 0;
     let mut results = Vec::new();
     for (nth, storage) in config.storages.iter().enumerate() {
@@ -40,9 +54,23 @@ pub async fn run(
             .chain(peers.iter().map(Endpoint::Peer))
             .collect();
         for workload in config.workloads() {
+            // pgbench's script gives every request its own key.
+            let pgbench_url = bench
+                .postgres_url()
+                .filter(|_| with_pgbench && workload == Workload::UniqueKeys);
+            // pgbench's rows, when measured, come after the endpoints'.
+            let flows = match pgbench_url {
+                Some(url) => pgbench::Flow::ALL.map(|flow| (url, flow)).to_vec(),
+                None => Vec::new(),
+            };
             for &concurrency in &config.concurrency {
-                let mut rounds: Vec<Vec<CellResult>> = vec![Vec::new(); endpoints.len()];
+                let cells = endpoints.len() + flows.len();
+                let mut rounds: Vec<Vec<CellResult>> = vec![Vec::new(); cells];
                 for round in 1..=config.rounds.max(1) {
+                    let after = format!(
+                        "{}, {concurrency} in flight, round {round}",
+                        workload.name()
+                    );
                     // The targets run back to back within a round, so a slow
                     // moment of the shared machine hits them alike.
                     for (index, &endpoint) in endpoints.iter().enumerate() {
@@ -52,16 +80,19 @@ pub async fn run(
                             }
                             Endpoint::Peer(peer) => format!("peer {}", peer.name),
                         };
-                        let what = format!(
-                            "{what}, {}, {concurrency} in flight, round {round}",
-                            workload.name()
-                        );
-                        progress(done, total, &what);
+                        progress(done, total, &format!("{what}, {after}"));
                         rounds[index].push(
                             bench
                                 .measure(endpoint, workload, concurrency, config.requests)
                                 .await?,
                         );
+                        done += 1;
+                    }
+                    for (nth, &(url, flow)) in flows.iter().enumerate() {
+                        progress(done, total, &format!("{}, {after}", flow.target()));
+                        let cell =
+                            pgbench::measure(&bench, url, flow, concurrency, config.requests);
+                        rounds[endpoints.len() + nth].push(cell.await?);
                         done += 1;
                     }
                 }

@@ -61,13 +61,15 @@ pub struct Bench {
     onetrip_url: String,
     servers: Vec<JoinHandle<()>>,
     sqlite_file: Option<PathBuf>,
+    /// The PostgreSQL database's URL, for pgbench.
+    postgres_url: Option<String>,
     /// Where the load is generated: a runtime of its own, so that its
     /// threads' CPU time can be told from the servers' (see `cpu.rs`).
     client: ClientRuntime,
 }
 
 /// Keys per lab in a cell (see [`Bench::measure`]).
-const KEYS_PER_LAB: usize = 100;
+pub(crate) const KEYS_PER_LAB: usize = 100;
 
 /// What one worker measured.
 struct Sample {
@@ -109,6 +111,10 @@ impl Bench {
             onetrip_url,
             servers: vec![naive, safe, transactional, onetrip],
             sqlite_file,
+            postgres_url: match storage {
+                Storage::Postgres(url) => Some(url.clone()),
+                Storage::Sqlite => None,
+            },
             client: ClientRuntime::start().map_err(|error| BenchError::Serve(error.to_string()))?,
         })
     }
@@ -248,6 +254,11 @@ impl Bench {
         })
     }
 
+    /// The PostgreSQL database measured, if this bench runs on one.
+    pub(crate) fn postgres_url(&self) -> Option<&str> {
+        self.postgres_url.as_deref()
+    }
+
     fn url(&self, target: Target) -> String {
         match target.server() {
             Server::Naive => self.naive_url.clone(),
@@ -258,7 +269,7 @@ impl Bench {
     }
 
     /// Orders stored in `lab` and their distinct keys; then deletes the lab.
-    async fn count_and_clear(
+    pub(crate) async fn count_and_clear(
         &self,
         target: Target,
         lab: &LabId,

@@ -37,12 +37,15 @@ pub fn to_table(results: &[CellResult]) -> String {
     );
     for r in results {
         let versus_naive = match r.target {
-            "safe" | "transactional" => ratio(Some(r), find(results, r, "naive")),
-            "safe-sql" | "transactional-sql" => ratio(Some(r), find(results, r, "naive-sql")),
+            "safe" | "transactional" | "onetrip" => ratio(Some(r), find(results, r, "naive")),
+            "safe-sql" | "transactional-sql" | "onetrip-sql" => {
+                ratio(Some(r), find(results, r, "naive-sql"))
+            }
+            "pgbench-safe" => ratio(Some(r), find(results, r, "pgbench-naive")),
             _ => None,
         };
         let versus_sql = match r.target {
-            "naive" | "safe" | "transactional" => {
+            "naive" | "safe" | "transactional" | "onetrip" => {
                 ratio(Some(r), find(results, r, &format!("{}-sql", r.target)))
             }
             _ => None,

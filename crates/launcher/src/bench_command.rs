@@ -16,6 +16,12 @@ sent --copies times at once). After each cell the orders are counted, so
 double charges show up next to the speed. Everything runs in this one process
 on loopback, so compare ratios rather than absolute numbers.
 
+On PostgreSQL a full run (or --pgbench) also sends the naive and the safe
+server's statements through pgbench, PostgreSQL's own load generator (rows
+pgbench-naive, pgbench-safe): the rate the database allows them with no lab
+in between, and pgbench's own CPU per request, the least a client spends
+on them.
+
 --peer NAME=URL adds another endpoint (the article's Express handlers, your
 own API) to the first storage's rounds, over HTTP with the same keys and
 body; its orders are its own, so its rows show — for orders and duplicates.
@@ -61,11 +67,14 @@ pub(crate) struct BenchArgs {
     /// Also measure another endpoint that takes an Idempotency-Key, in the same rounds (repeatable), e.g. express-safe=http://127.0.0.1:4010/safe/orders; add @PID (its server's process) for its CPU per request
     #[arg(long = "peer", value_name = "NAME=URL[@PID]", value_parser = parse_peer)]
     peers: Vec<bench::Peer>,
+    /// Also send the naive and safe flows' statements through pgbench on PostgreSQL, as a full run does (when pgbench is installed)
+    #[arg(long)]
+    pgbench: bool,
     /// Measure a shared room instead: ordinary orders in one lab while another holds 100 slow requests, 300 step streams and 300 half-sent requests
-    #[arg(long, conflicts_with_all = ["quick", "concurrency", "requests", "rounds", "copies", "csv", "peers"])]
+    #[arg(long, conflicts_with_all = ["quick", "concurrency", "requests", "rounds", "copies", "csv", "peers", "pgbench"])]
     room: bool,
     /// Simulate a workshop instead: --learners learners, each in a lab of its own, going through the guided lesson's runs at once against one lab on the first --storage
-    #[arg(long, conflicts_with_all = ["quick", "concurrency", "requests", "rounds", "copies", "csv", "peers", "room"])]
+    #[arg(long, conflicts_with_all = ["quick", "concurrency", "requests", "rounds", "copies", "csv", "peers", "pgbench", "room"])]
     classroom: bool,
     /// Learners in the --classroom simulation
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -199,6 +208,7 @@ pub(crate) async fn bench(args: BenchArgs) -> ExitCode {
         config.rounds = usize::from(rounds);
     }
     config.peers = args.peers;
+    config.pgbench |= args.pgbench;
 
     let mut progress = Progress::new();
     let results = match bench::run(&config, |done, total, what| {

@@ -24,25 +24,46 @@ fn number(cell: &Value, field: &str) -> u64 {
         .unwrap_or_else(|| panic!("{field} in {cell}"))
 }
 
-#[test]
-fn a_quick_bench_counts_orders_and_shows_naive_duplicates_on_both_storages() {
-    let json_file = std::env::temp_dir().join(format!("bench-{}.json", uuid::Uuid::new_v4()));
-    let csv_file = json_file.with_extension("csv");
-    let postgres = std::env::var("TEST_DATABASE_URL")
-        .unwrap_or_else(|_| lab_e2e::backend::DEFAULT_TEST_DATABASE_URL.to_owned());
+/// The test database's URL.
+fn postgres_url() -> String {
+    std::env::var("TEST_DATABASE_URL")
+        .unwrap_or_else(|_| lab_e2e::backend::DEFAULT_TEST_DATABASE_URL.to_owned())
+}
+
+/// Runs `idempotency-lab bench` with `args`, which must succeed; its standard output.
+fn bench(args: &[&str]) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_idempotency-lab"))
-        .args(["bench", "--quick", "--postgres-url", &postgres, "--json"])
-        .arg(&json_file)
-        .arg("--csv")
-        .arg(&csv_file)
+        .arg("bench")
+        .args(args)
         .output()
         .expect("the binary runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(
         output.status.success(),
         "{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    stdout
+}
+
+#[test]
+fn a_quick_bench_counts_orders_and_shows_naive_duplicates_on_both_storages() {
+    let json_file = std::env::temp_dir().join(format!("bench-{}.json", uuid::Uuid::new_v4()));
+    let csv_file = json_file.with_extension("csv");
+    let (json, csv) = (
+        json_file.display().to_string(),
+        csv_file.display().to_string(),
+    );
+    let postgres = postgres_url();
+    let stdout = bench(&[
+        "--quick",
+        "--postgres-url",
+        &postgres,
+        "--json",
+        &json,
+        "--csv",
+        &csv,
+    ]);
     assert!(
         stdout.contains("| storage | workload |"),
         "prints the table:\n{stdout}"
@@ -108,6 +129,50 @@ fn a_quick_bench_counts_orders_and_shows_naive_duplicates_on_both_storages() {
 
     let _ = std::fs::remove_file(json_file);
     let _ = std::fs::remove_file(csv_file);
+}
+
+#[test]
+fn pgbench_sends_each_flows_statements_and_the_safe_server_is_held_to_its_rate() {
+    let json_file =
+        std::env::temp_dir().join(format!("bench-pgbench-{}.json", uuid::Uuid::new_v4()));
+    let (json, postgres) = (json_file.display().to_string(), postgres_url());
+    let quick = "--quick --pgbench --storage postgres --concurrency 4 --requests 200";
+    let mut args: Vec<&str> = quick.split(' ').collect();
+    args.extend(["--postgres-url", &postgres, "--json", &json]);
+    let stdout = bench(&args);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_file).unwrap()).unwrap();
+    for flow in ["pgbench-naive", "pgbench-safe"] {
+        let raw = cells(&report, "unique", flow);
+        assert_eq!(raw.len(), 1, "one {flow} cell at 4 in flight:\n{stdout}");
+        let raw = raw[0];
+        assert_eq!(number(raw, "requests"), 200, "{raw}");
+        assert_eq!(number(raw, "errors"), 0, "{raw}");
+        assert_eq!(number(raw, "orders"), 200, "one order per script: {raw}");
+        assert_eq!(number(raw, "duplicates"), 0, "{raw}");
+        assert!(raw["requests_per_second"].as_f64().unwrap() > 0.0, "{raw}");
+        assert!(raw["latency_ms"]["max"].as_f64().unwrap() > 0.0, "{raw}");
+        assert!(
+            raw["cpu_us_per_request"].as_f64().is_some(),
+            "pgbench's own CPU time is read: {raw}"
+        );
+    }
+    assert!(
+        cells(&report, "dup×4", "pgbench").is_empty(),
+        "pgbench's script sends unique keys only"
+    );
+    let goal = report["goals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|goal| goal["goal"].as_str().unwrap().contains("pgbench"))
+        .expect("a goal against pgbench");
+    assert_ne!(goal["status"], "not measured", "{goal}");
+    assert!(
+        goal["detail"].as_str().unwrap().starts_with("×4: "),
+        "{goal}"
+    );
+    let _ = std::fs::remove_file(json_file);
 }
 
 #[test]
@@ -282,8 +347,7 @@ fn a_peer_that_is_not_name_equals_url_is_refused_before_anything_runs() {
 #[test]
 fn a_small_classroom_goes_through_the_lesson_with_every_call_counted_and_every_order_right() {
     let json_file = std::env::temp_dir().join(format!("classroom-{}.json", uuid::Uuid::new_v4()));
-    let postgres = std::env::var("TEST_DATABASE_URL")
-        .unwrap_or_else(|_| lab_e2e::backend::DEFAULT_TEST_DATABASE_URL.to_owned());
+    let postgres = postgres_url();
     let output = Command::new(env!("CARGO_BIN_EXE_idempotency-lab"))
         .args([
             "bench",
