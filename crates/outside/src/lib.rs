@@ -26,6 +26,7 @@ mod client;
 mod lab_routes;
 mod services;
 mod store;
+pub mod webhook_signature;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
