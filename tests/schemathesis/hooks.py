@@ -12,6 +12,14 @@ They change a request just before it is sent, in every phase:
 - Lab-Missing-Key: create is dropped: it makes a POST without its
   Idempotency-Key a plain order on purpose (the lesson's "no key" step),
   which the document's "required" cannot say; keyless.rs tests it.
+- A webhook delivery run asked to sign with the wrong secret is signed
+  with the lab's: every attempt of it is refused, so the provider spends
+  its whole backoff (1.5 s) on each; webhooks.rs tests it.
+- A delivery to a webhook receiver is signed with the default lab's
+  webhook secret (read from /api/webhooks/endpoints), at the current time
+  and with the event's own id, as the provider signs it, so the receivers
+  are tested past their signature check; refusals of unsigned, forged and
+  replayed deliveries are tested in webhooks.rs.
 - Valid delays are cut to at most 20 ms, so that a bounded run spends its
   time on inputs rather than on waiting.
 - A valid Idempotency-Key gets a unique suffix. Reusing a key for another
@@ -41,8 +49,12 @@ Invalid values are left as generated: the servers must refuse them with a
 4xx problem, and the run checks that they do.
 """
 
+import base64
+import hashlib
+import hmac
 import json
 import os
+import time
 import re
 import urllib.error
 import urllib.request
@@ -71,6 +83,43 @@ CREDENTIALS = ("lab-secret", "lab-id")
 # The schedule or exploration each case in flight made, by the case's
 # id(): its URL, closed (or stopped) after the case's call.
 OPENED = {}
+
+
+RECEIVER = re.compile(r"^/api/receivers/\{receiver\}/labs/\{lab\}/webhooks$")
+WEBHOOK_SECRET = []
+
+
+def _webhook_key():
+    """The default lab's webhook key, read once from the lab."""
+    if not WEBHOOK_SECRET:
+        with urllib.request.urlopen(f"{BASE_URL}/api/webhooks/endpoints", timeout=10) as response:
+            secret = json.load(response)["secret"]
+        WEBHOOK_SECRET.append(base64.b64decode(secret.removeprefix("whsec_")))
+    return WEBHOOK_SECRET[0]
+
+
+def _sign_delivery(case):
+    """Signs the case's body as the provider signs a delivery to the
+    default lab: the bytes requests will send (json.dumps), now. A case
+    that leaves out one of the three headers keeps it out."""
+    present = {name.lower() for name in (case.headers or {})}
+    if not {"webhook-id", "webhook-timestamp", "webhook-signature"} <= present:
+        return
+    case.path_parameters["lab"] = "default"
+    body = case.body if isinstance(case.body, dict) else {}
+    event_id = body.get("id") if isinstance(body.get("id"), str) else "evt_fuzz"
+    if not event_id.isascii() or not event_id.isprintable() or not event_id.strip():
+        event_id = "evt_fuzz"
+    timestamp = str(int(time.time()))
+    sent = json.dumps(case.body, allow_nan=False).encode()
+    mac = hmac.new(_webhook_key(), f"{event_id}.{timestamp}.".encode() + sent, hashlib.sha256)
+    case.headers = dict(case.headers or {})
+    for name in list(case.headers):
+        if name.lower().startswith("webhook-"):
+            del case.headers[name]
+    case.headers["webhook-id"] = event_id
+    case.headers["webhook-timestamp"] = timestamp
+    case.headers["webhook-signature"] = "v1," + base64.b64encode(mac.digest()).decode()
 
 
 def _credentials(case):
@@ -129,6 +178,17 @@ def before_call(ctx, case, **kwargs):
         if url is not None:
             case.path_parameters["id"] = url.rsplit("/", 1)[1]
             OPENED[id(case)] = url
+    if RECEIVER.match(case.operation.path) and BASE_URL and case.body is not None:
+        try:
+            _sign_delivery(case)
+        except (urllib.error.URLError, ValueError, KeyError, TypeError):
+            pass  # Left unsigned: refused with 401, which the run accepts.
+    if (
+        case.operation.path.endswith("/webhooks/deliveries")
+        and isinstance(case.body, dict)
+        and case.body.get("signing") == "wrong-secret"
+    ):
+        case.body["signing"] = "lab-secret"
     headers = case.headers
     if not headers:
         return

@@ -14,6 +14,7 @@ pub mod lab;
 pub mod learner;
 pub mod model;
 pub mod mutants;
+pub mod receiving;
 pub mod seeds;
 pub mod shop;
 pub mod stepper;

@@ -130,6 +130,15 @@ pub enum LabError {
         "this request's claim on its key ran out while it worked and a retry took it over; its late write was refused (fencing). The retry's answer counts: retry with the same Idempotency-Key to get it"
     )]
     ClaimLost,
+    /// A webhook delivery whose signature does not hold (or is missing).
+    #[error("{0}")]
+    WebhookSignature(String),
+    /// A receiver's path names no receiver.
+    #[error("the lab has no receiver called {0:?}: its receivers are naive and inbox")]
+    NoSuchReceiver(String),
+    /// A signed webhook whose body is not an event the receiver takes.
+    #[error("the event is not valid: {0}")]
+    InvalidEvent(String),
     /// The body is not declared as JSON.
     #[error("the body must be JSON, sent with Content-Type: application/json")]
     UnsupportedMediaType,
@@ -241,12 +250,15 @@ impl LabError {
             | Self::MalformedJson(_) => StatusCode::BAD_REQUEST,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::BodyTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::InvalidOrder(_) | Self::KeyReused | Self::InvalidRecord(_) => {
-                StatusCode::UNPROCESSABLE_ENTITY
+            Self::InvalidOrder(_)
+            | Self::KeyReused
+            | Self::InvalidRecord(_)
+            | Self::InvalidEvent(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::TeacherTokenRequired | Self::OutsideKeyWrong | Self::WebhookSignature(_) => {
+                StatusCode::UNAUTHORIZED
             }
-            Self::TeacherTokenRequired | Self::OutsideKeyWrong => StatusCode::UNAUTHORIZED,
             Self::ProviderFailed(_) | Self::MailFailed(_) => StatusCode::BAD_GATEWAY,
-            Self::RunNotFound(_) => StatusCode::NOT_FOUND,
+            Self::RunNotFound(_) | Self::NoSuchReceiver(_) => StatusCode::NOT_FOUND,
             Self::KeyInFlight | Self::OrdersLimit(_) | Self::ClaimLost => StatusCode::CONFLICT,
             Self::LabSecretRequired(_)
             | Self::LabSecretMismatch(_)
@@ -266,103 +278,6 @@ impl LabError {
             | Self::SimulatedCrash
             | Self::SimulatedError(_)
             | Self::WorkerFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
-        }
-    }
-
-    /// The problem `type` slug and `title` for this error.
-    fn kind(&self) -> (&'static str, &'static str) {
-        match self {
-            Self::MissingKey => ("missing-idempotency-key", "Idempotency-Key header required"),
-            Self::InvalidKey(_) => ("invalid-idempotency-key", "Invalid Idempotency-Key"),
-            Self::InvalidLabId(_) => ("invalid-lab-id", "Invalid Lab-Id"),
-            Self::InvalidLabSecret(_) => ("invalid-lab-secret", "Invalid Lab-Secret"),
-            Self::LabSecretRequired(_) => ("lab-secret-required", "This lab needs its secret"),
-            Self::LabSecretMismatch(_) => {
-                ("lab-secret-mismatch", "The secret does not open this lab")
-            }
-            Self::TeacherReadsOnly => ("teacher-reads-only", "The teacher's token only reads"),
-            Self::TeacherTokenWrong => ("teacher-token-wrong", "Not the teacher's token"),
-            Self::TeacherTokenRequired => {
-                ("teacher-token-required", "The teacher's token is needed")
-            }
-            Self::RunNotFound(_) => ("run-not-found", "No such saved run"),
-            Self::InvalidRecord(_) => (
-                "invalid-record",
-                "Not a run or lesson record the page sends",
-            ),
-            Self::InvalidAuthorization => ("invalid-authorization", "Invalid Authorization"),
-            Self::RepeatedHeader(_) => ("repeated-header", "Header sent more than once"),
-            Self::InvalidQuery(_) => ("invalid-query", "Invalid query string"),
-            Self::InvalidDelay(_) => ("invalid-lab-delay", "Invalid Lab-Delay-Ms"),
-            Self::InvalidRetention(_) => {
-                ("invalid-key-retention", "Invalid Lab-Key-Retention-Secs")
-            }
-            Self::InvalidLockTimeout(_) => {
-                ("invalid-lock-timeout", "Invalid Lab-Lock-Timeout-Secs")
-            }
-            Self::InvalidCancellation(_) => {
-                ("invalid-lab-cancellation", "Invalid Lab-Cancellation")
-            }
-            Self::InvalidMissingKey(_) => ("invalid-lab-missing-key", "Invalid Lab-Missing-Key"),
-            Self::UnknownFault(_) => ("unknown-lab-fault", "Unknown Lab-Fault"),
-            Self::InvalidSideEffects(_) => ("invalid-lab-side-effects", "Invalid Lab-Side-Effects"),
-            Self::InvalidFencing(_) => ("invalid-lab-fencing", "Invalid Lab-Fencing"),
-            Self::FaultNeedsSideEffects(_) => (
-                "fault-needs-side-effects",
-                "This fault needs Lab-Side-Effects",
-            ),
-            Self::SideEffectsUnavailable => (
-                "side-effects-unavailable",
-                "No payment provider or mail sink here",
-            ),
-            Self::NoCallsOutside(_) => (
-                "no-calls-outside",
-                "This design makes no calls outside its statement",
-            ),
-            Self::OutsideKeyWrong => ("outside-key-wrong", "Not the shops' API key"),
-            Self::ProviderFailed(_) => (
-                "payment-provider-failed",
-                "The payment provider did not answer",
-            ),
-            Self::MailFailed(_) => ("mail-sink-failed", "The mail sink did not answer"),
-            Self::ClaimLost => ("claim-lost", "This request lost its claim"),
-            Self::UnsupportedMediaType => ("unsupported-media-type", "Body must be JSON"),
-            Self::BodyTooLarge(_) => ("body-too-large", "Request body too large"),
-            Self::UnreadableBody(_) => ("unreadable-body", "Request body could not be read"),
-            Self::MalformedJson(_) => ("malformed-json", "Malformed JSON"),
-            Self::InvalidOrder(_) => ("invalid-order", "Invalid order"),
-            Self::KeyReused => (
-                "idempotency-key-reused",
-                "Idempotency-Key reused for a different request",
-            ),
-            Self::KeyInFlight => ("request-in-progress", "Request with this key in progress"),
-            Self::OrdersLimit(_) => ("lab-orders-limit", "This lab holds all the orders it may"),
-            Self::Limit(LimitReached::Requests { .. }) => (
-                "lab-requests-limit",
-                "Too many requests in progress in this lab",
-            ),
-            Self::Limit(LimitReached::Delay { .. }) => {
-                ("lab-delay-limit", "Too much delay in progress in this lab")
-            }
-            Self::Limit(LimitReached::LabStreams { .. }) => (
-                "lab-streams-limit",
-                "Too many step streams open in this lab",
-            ),
-            Self::Limit(LimitReached::AllStreams { .. }) => {
-                ("server-busy", "The server is at its limit of step streams")
-            }
-            Self::RequestTimedOut(_) => ("request-timed-out", "No answer in time"),
-            Self::Schedule(refused) => refused.kind(),
-            Self::NotFound => ("not-found", "Not found"),
-            Self::SimulatedError(_) => ("simulated-error", "The work failed on purpose"),
-            Self::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
-            Self::Storage(_)
-            | Self::Migration(_)
-            | Self::Connect { .. }
-            | Self::UnsupportedDatabaseUrl(_)
-            | Self::Bind { .. }
-            | Self::SimulatedCrash
-            | Self::WorkerFailed(_) => ("internal", "Internal server error"),
         }
     }
 
@@ -390,6 +305,7 @@ impl LabError {
 }
 
 pub mod catalogue;
+mod kind;
 pub mod response;
 mod schedule;
 

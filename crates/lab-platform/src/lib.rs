@@ -15,6 +15,7 @@ pub mod body;
 pub mod config;
 pub mod db;
 pub mod error;
+pub mod expiry;
 pub mod gates;
 pub mod headers;
 pub mod limits;

@@ -14,6 +14,7 @@ pub mod schedule;
 pub mod step;
 pub mod text;
 pub mod timestamp;
+pub mod webhook;
 pub mod whole;
 pub mod workshop;
 

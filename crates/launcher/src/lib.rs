@@ -16,9 +16,10 @@ mod local_lab;
 pub mod openapi;
 pub mod page;
 mod replicas;
+mod startup;
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use axum::Router;
 use lab_core::cleanup::spawn_cleanup;
@@ -38,8 +39,9 @@ use lab_platform::{Db, LabError};
 use locked_server::LockedServer;
 use naive_server::NaiveServer;
 use onetrip_server::OneTripServer;
-use outside::{OutsideServices, SideEffectsApi};
+use outside::{OutsideServices, SideEffectsApi, WebhooksApi};
 use phased_server::PhasedServer;
+use receivers::ReceiversApi;
 use replicas::{SharedByDesigns, design_routes};
 use safe_server::SafeServer;
 use tokio::net::TcpListener;
@@ -48,6 +50,7 @@ use utoipa::OpenApi;
 use workshop::{WorkshopApi, WorkshopArgs};
 
 use crate::openapi::lab_document;
+pub use crate::startup::{DESIGNS, startup_message};
 
 /// Settings of the lab.
 #[derive(Debug, Clone, clap::Args)]
@@ -83,13 +86,19 @@ pub struct Settings {
 /// reads every lab on each.
 pub fn app(
     replicas: &[Db],
-    ui_dir: &Path,
-    limits: RoomLimits,
-    timeouts: Timeouts,
+    settings: &Settings,
     teacher: TeacherToken,
-    workshop: WorkshopArgs,
     services: &OutsideServices,
+    root_url: &str,
 ) -> LabApp {
+    let Settings {
+        ui_dir,
+        limits,
+        timeouts,
+        workshop,
+        ..
+    } = settings;
+    let (limits, timeouts, workshop) = (*limits, *timeouts, *workshop);
     // One line for every shop and the outbox's sender: they share its bell.
     let shops = Outside::through(services.client.clone());
     let outside = &shops;
@@ -137,6 +146,17 @@ pub fn app(
             room.clone(),
             teacher.clone(),
         ))
+        .merge(services.webhook_routes(
+            format!("{root_url}/api/receivers"),
+            room.clone(),
+            teacher.clone(),
+        ))
+        .merge(receivers::routes(
+            replicas[0].clone(),
+            services.webhook_secrets(),
+            room.clone(),
+            teacher.clone(),
+        ))
         .merge(workshop::routes(
             replicas[0].clone(),
             teacher.clone(),
@@ -152,7 +172,9 @@ pub fn app(
         OneTripServer::NAME,
     ])
     .nest("/api", WorkshopApi::openapi())
-    .nest("/api", SideEffectsApi::openapi());
+    .nest("/api", SideEffectsApi::openapi())
+    .nest("/api", WebhooksApi::openapi())
+    .nest("/api", ReceiversApi::openapi());
     let api = with_document(api, &document).fallback(not_found);
     let viewer_html = ui_dir.join("viewer").join("index.html");
     let csp = page::content_security_policy(&[&ui_dir.join("index.html"), &viewer_html]);
@@ -192,69 +214,6 @@ const SERVERS: [&str; 6] = [
     OneTripServer::NAME,
 ];
 
-/// Every design with what it does in a few words, for the start-up message.
-pub const DESIGNS: [(&str, &str); 6] = [
-    (NaiveServer::NAME, "look the key up, then create the order"),
-    (
-        LockedServer::NAME,
-        "the naive flow behind a lock in process memory",
-    ),
-    (
-        SafeServer::NAME,
-        "claim the key first, under a UNIQUE constraint",
-    ),
-    (
-        TransactionalServer::NAME,
-        "claim, order and answer in one transaction",
-    ),
-    (
-        PhasedServer::NAME,
-        "atomic phases with recovery points and an outbox",
-    ),
-    (
-        OneTripServer::NAME,
-        "claim, order and answer in one statement: one round trip",
-    ),
-];
-
-/// What the lab prints when it has started: where the page is, each
-/// design's API, and the teacher's way in (`token_made`: the token the lab
-/// made, since nothing else knows it; `None` when one was given).
-pub fn startup_message(addr: SocketAddr, storage: &str, token_made: Option<&str>) -> String {
-    let mut lines = vec![
-        format!("Idempotency Lab is running (storage: {storage})."),
-        format!("  Open http://{addr}/ in a browser."),
-        format!(
-            "  Order APIs, one per design (POST with an Idempotency-Key; GET lists, DELETE clears):"
-        ),
-    ];
-    for (name, what) in DESIGNS {
-        lines.push(format!(
-            "    http://{addr}/api/{name}/orders{:pad$}  {what}",
-            "",
-            pad = "transactional".len() - name.len()
-        ));
-    }
-    lines.push(format!(
-        "  The API described: http://{addr}/api/openapi.json"
-    ));
-    match token_made {
-        Some(token) => {
-            lines.push(format!(
-                "  Teacher's token (reads every lab; set --teacher-token to keep one across restarts): {token}"
-            ));
-            lines.push(format!(
-                "  Teacher's view of the room: http://{addr}/teacher?token={token}"
-            ));
-        }
-        None => lines.push(format!(
-            "  Teacher's token: the one given with --teacher-token; the teacher's view is http://{addr}/teacher?token=TOKEN"
-        )),
-    }
-    lines.push("Press Ctrl-C to stop.".to_owned());
-    lines.join("\n")
-}
-
 /// The lab, bound to its address and ready to serve.
 pub struct Application {
     listener: TcpListener,
@@ -280,6 +239,7 @@ impl Application {
         PhasedServer::migrate(&db).await?;
         OneTripServer::migrate(&db).await?;
         workshop::migrate(&db).await?;
+        receivers::migrate(&db).await?;
         if !settings.ui_dir.join("index.html").is_file() {
             tracing::warn!(
                 ui_dir = %settings.ui_dir.display(),
@@ -295,27 +255,19 @@ impl Application {
             Db::connect(&outside::database_url(&settings.storage.database_url)).await?;
         outside::migrate(&outside_db).await?;
         let outside = OutsideServices::start(outside_db).await?;
-        let LabApp {
-            router,
-            steps,
-            shops,
-            explorations,
-        } = app(
-            &replicas,
-            &settings.ui_dir,
-            settings.limits,
-            settings.timeouts,
-            teacher,
-            settings.workshop,
-            &outside,
-        );
         let listener = bind(settings.addr).await?;
         let addr = listener.local_addr().map_err(|source| LabError::Bind {
             addr: settings.addr,
             source,
         })?;
+        let root = lab_platform::start::own_url(addr);
+        let LabApp {
+            router,
+            steps,
+            shops,
+            explorations,
+        } = app(&replicas, settings, teacher, &outside, &root);
         for design in SERVERS {
-            let root = lab_platform::start::own_url(addr);
             explorations.serve_at(design, format!("{root}/api/{design}/orders"));
         }
         let workshop_cleanup = workshop::spawn_cleanup(
@@ -341,6 +293,11 @@ impl Application {
             std::time::Duration::from_secs(24 * 60 * 60),
             cleanup_every,
         );
+        let receivers_cleanup = receivers::spawn_cleanup(
+            db.clone(),
+            std::time::Duration::from_secs(24 * 60 * 60),
+            cleanup_every,
+        );
         let enqueuer = phased_server::spawn_enqueuer(db.clone(), shops);
         Ok(Self {
             listener,
@@ -349,7 +306,13 @@ impl Application {
             router,
             timeouts: settings.timeouts,
             steps,
-            cleanup: vec![cleanup, workshop_cleanup, outside_cleanup, enqueuer],
+            cleanup: vec![
+                cleanup,
+                workshop_cleanup,
+                outside_cleanup,
+                receivers_cleanup,
+                enqueuer,
+            ],
             outside,
             teacher_token_made,
         })

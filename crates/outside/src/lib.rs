@@ -18,6 +18,11 @@
 //! a lab's shops did there through the lab, `GET /api/side-effects` (with
 //! the lab's secret or the teacher's token), and forgets it with `DELETE`.
 //!
+//! The provider also tells shops about payments: a signed
+//! `charge.succeeded` webhook, delivered at least once to one of the lab's
+//! receivers (`webhook_delivery.rs`, `webhook_routes.rs`, signatures in
+//! `webhook_signature.rs`).
+//!
 //! The shops' way in is here too: [`OutsideClient`], the HTTP client the
 //! order flow calls through `lab_wire::outside::OutsideCalls`, so that the
 //! provider's API and the code that calls it live in one crate.
@@ -26,6 +31,8 @@ mod client;
 mod lab_routes;
 mod services;
 mod store;
+pub mod webhook_delivery;
+mod webhook_routes;
 pub mod webhook_signature;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -41,6 +48,8 @@ use tokio::task::JoinHandle;
 
 pub use client::OutsideClient;
 pub use lab_routes::{Outbox, SideEffectsApi, WaitingEmails};
+pub use webhook_routes::{WebhooksApi, receiver_path};
+pub use webhook_signature::WebhookSecrets;
 
 /// Where the outside services keep their tables, given the lab's database
 /// URL: the same PostgreSQL database (other tables, other rows), or an
@@ -77,6 +86,8 @@ pub struct OutsideServices {
     /// Where they listen.
     pub addr: SocketAddr,
     db: Db,
+    /// The secrets the provider signs each lab's webhooks with.
+    webhook_secrets: WebhookSecrets,
     task: JoinHandle<()>,
 }
 
@@ -103,6 +114,7 @@ impl OutsideServices {
             client: OutsideClient::new(format!("http://{addr}"), api_key),
             addr,
             db,
+            webhook_secrets: WebhookSecrets::generate(),
             task,
         })
     }
@@ -116,6 +128,32 @@ impl OutsideServices {
         outboxes: Vec<Outbox>,
     ) -> Router {
         lab_routes::routes(self.db.clone(), teacher, servers, outboxes)
+    }
+
+    /// `POST /webhooks/deliveries` and `GET /webhooks/endpoints` for the
+    /// page: the provider pays and delivers to the lab's receivers, under
+    /// `receivers_url` (`http://HOST:PORT/api/receivers`), each run within
+    /// its lab's share of `room`.
+    pub fn webhook_routes(
+        &self,
+        receivers_url: String,
+        room: lab_platform::limits::Room,
+        teacher: TeacherToken,
+    ) -> Router {
+        webhook_routes::routes(
+            self.db.clone(),
+            self.webhook_secrets.clone(),
+            receivers_url,
+            room,
+            teacher,
+        )
+    }
+
+    /// The secrets the provider signs each lab's webhooks with, for the
+    /// lab's receivers (as a shop copies its secret from the provider's
+    /// dashboard).
+    pub fn webhook_secrets(&self) -> WebhookSecrets {
+        self.webhook_secrets.clone()
     }
 
     /// Their storage (for the cleanup job).
@@ -133,18 +171,8 @@ impl OutsideServices {
 /// Deletes charges and e-mails older than `keep` every `every`, from now on:
 /// they only ever matter for the run that made them.
 pub fn spawn_cleanup(db: Db, keep: Duration, every: Duration) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut ticks = tokio::time::interval(every);
-        loop {
-            ticks.tick().await;
-            let before = chrono::Utc::now()
-                - chrono::Duration::from_std(keep).unwrap_or(chrono::Duration::days(1));
-            match store::delete_older_than(&db, before).await {
-                Ok(0) => {}
-                Ok(deleted) => tracing::info!(deleted, "old charges and e-mails deleted"),
-                Err(error) => tracing::warn!(%error, "deleting old charges and e-mails failed"),
-            }
-        }
+    lab_platform::expiry::spawn_expiry(db, keep, every, "old charges and e-mails", |db, before| {
+        Box::pin(store::delete_older_than(db, before))
     })
 }
 

@@ -214,7 +214,9 @@ fn check_text(field: &str, text: &str) -> Result<(), LabError> {
 
 /// Reads a JSON body: a syntax error is malformed JSON (400), well-formed
 /// JSON of the wrong shape an invalid record (422).
-async fn read_json<T: for<'de> serde::Deserialize<'de>>(request: Request) -> Result<T, LabError> {
+pub(crate) async fn read_json<T: for<'de> serde::Deserialize<'de>>(
+    request: Request,
+) -> Result<T, LabError> {
     let (parts, body) = request.into_parts();
     require_json_content_type(&parts.headers)?;
     let body = read_limited_body(&parts.headers, body, MAX_BODY_BYTES).await?;

@@ -7,9 +7,9 @@
 //! being rotated). The receiver recomputes it and refuses the delivery
 //! unless one matches and the timestamp is recent, so nobody without the
 //! secret can make a shop ship, and a captured delivery cannot be replayed
-//! days later. It is the first part of the receiving side (#32): the
-//! payment provider is to sign its `charge.succeeded` events with it, and
-//! a shop's receiver to check them before it ships anything.
+//! days later. The payment provider signs its `charge.succeeded` events
+//! with it, and the lab's receivers check them before they ship anything;
+//! each lab has its own secret ([`WebhookSecrets`]).
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -128,6 +128,37 @@ impl WebhookKey {
     }
 }
 
+/// The provider's webhook secrets, one per lab, derived from a key made
+/// at start (HMAC-SHA256 of the lab's id): nothing to store, a lab's
+/// secret opens no other lab's receivers, and a restarted lab has new ones.
+#[derive(Clone)]
+pub struct WebhookSecrets(WebhookKey);
+
+impl WebhookSecrets {
+    /// Secrets derived from a new random key.
+    pub fn generate() -> Self {
+        let random = [uuid::Uuid::new_v4(), uuid::Uuid::new_v4()];
+        Self(WebhookKey(
+            random.iter().flat_map(|id| *id.as_bytes()).collect(),
+        ))
+    }
+
+    /// The key the provider and the receivers of `lab` share.
+    pub fn for_lab(&self, lab: &lab_wire::LabId) -> WebhookKey {
+        let mut mac =
+            Hmac::<Sha256>::new_from_slice(&self.0.0).expect("HMAC takes a key of any length");
+        mac.update(b"webhook secret of lab ");
+        mac.update(lab.as_str().as_bytes());
+        WebhookKey(mac.finalize().into_bytes().to_vec())
+    }
+}
+
+impl std::fmt::Debug for WebhookSecrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WebhookSecrets(…)")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,6 +257,23 @@ mod tests {
         assert_eq!(
             format!("{:?}", WebhookKey::new(b"k".to_vec())),
             "WebhookKey(…)"
+        );
+    }
+
+    #[test]
+    fn each_lab_has_a_secret_of_its_own_that_another_start_does_not_share() {
+        let secrets = WebhookSecrets::generate();
+        let a = lab_wire::LabId::try_from("lab-a").unwrap();
+        let b = lab_wire::LabId::try_from("lab-b").unwrap();
+        assert_eq!(secrets.for_lab(&a), secrets.for_lab(&a));
+        assert_ne!(secrets.for_lab(&a), secrets.for_lab(&b));
+        assert_ne!(WebhookSecrets::generate().for_lab(&a), secrets.for_lab(&a));
+        let signed = secrets.for_lab(&a).sign("evt_1", AT, BODY);
+        assert_eq!(
+            secrets
+                .for_lab(&b)
+                .verify("evt_1", &AT.to_string(), &signed, BODY, AT),
+            Err(SignatureError::NoMatch)
         );
     }
 }

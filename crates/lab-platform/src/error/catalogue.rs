@@ -53,6 +53,9 @@ fn one_of_each() -> Vec<LabError> {
         LabError::SideEffectsUnavailable,
         LabError::NoCallsOutside("onetrip"),
         LabError::OutsideKeyWrong,
+        LabError::WebhookSignature(String::new()),
+        LabError::InvalidEvent(String::new()),
+        LabError::NoSuchReceiver(String::new()),
         LabError::ProviderFailed(String::new()),
         LabError::MailFailed(String::new()),
         LabError::ClaimLost,
@@ -113,6 +116,9 @@ fn kinds_are_all_listed(error: &LabError) {
         | LabError::SideEffectsUnavailable
         | LabError::NoCallsOutside(_)
         | LabError::OutsideKeyWrong
+        | LabError::WebhookSignature(_)
+        | LabError::InvalidEvent(_)
+        | LabError::NoSuchReceiver(_)
         | LabError::ProviderFailed(_)
         | LabError::MailFailed(_)
         | LabError::ClaimLost

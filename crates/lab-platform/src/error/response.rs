@@ -32,7 +32,13 @@ impl IntoResponse for LabError {
         if let Some(secs) = retry_after {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
-        if status == StatusCode::UNAUTHORIZED {
+        if matches!(self, Self::WebhookSignature(_)) {
+            // A webhook authenticates with its signature, not a token.
+            headers.insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Webhook-Signature"),
+            );
+        } else if status == StatusCode::UNAUTHORIZED {
             headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
         response
