@@ -8,7 +8,7 @@ use lab_wire::webhook::{
     Shipments, Signing, WEBHOOK_ID, WEBHOOK_SIGNATURE, WEBHOOK_TIMESTAMP, WebhookEndpoints,
     WebhookEvent,
 };
-use outside::webhook_signature::WebhookKey;
+use webhook_signature::WebhookKey;
 
 use crate::client::{Attempt, send};
 use crate::{Backend, spawn_lab};

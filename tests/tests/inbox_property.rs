@@ -54,7 +54,7 @@ fn batches(mix: &[Delivery]) -> Vec<Vec<&Delivery>> {
 /// losing it if asked); how many times it was sent.
 async fn deliver(
     lab: &Receiving,
-    key: &outside::webhook_signature::WebhookKey,
+    key: &webhook_signature::WebhookKey,
     receiver: ReceiverDesign,
     event: &WebhookEvent,
     answer_lost: bool,

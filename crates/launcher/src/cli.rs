@@ -50,14 +50,31 @@ advice (common practice the draft does not require), with its reference.
 Exit status: 0 when no check at the --fail-on level (default must) or above
 failed, 1 when one did, 2 when the probe could not run at all.
 
+With --webhook URL --secret whsec_... it probes a webhook receiver instead:
+it signs charge.succeeded events in the Standard Webhooks style and sends
+one again in sequence (MUST: one effect; SHOULD: acknowledged with a 2xx),
+one twice at once (MUST: one effect), one signed with another secret (MUST:
+refused, nothing done) and one an hour old (SHOULD: refused). It reads each
+event's effects from GET URL/EVENT_ID, answering {\"effects\": N}; without
+that count endpoint those checks are n/a.
+
 Example, against the lab's own servers:
-  idempotency-lab probe --url http://127.0.0.1:8080/api/naive/orders --race-delay-ms 200";
+  idempotency-lab probe --url http://127.0.0.1:8080/api/naive/orders --race-delay-ms 200
+and its inbox receiver (the secret and path: GET /api/webhooks/endpoints):
+  idempotency-lab probe --webhook http://127.0.0.1:8080/api/receivers/inbox/labs/default/webhooks --secret whsec_...";
 
 #[derive(Args)]
 struct ProbeArgs {
     /// The POST endpoint, e.g. http://127.0.0.1:8080/api/safe/orders
-    #[arg(long)]
-    url: reqwest::Url,
+    #[arg(long, required_unless_present = "webhook", conflicts_with = "webhook")]
+    url: Option<reqwest::Url>,
+    /// A webhook receiver to probe instead, e.g.
+    /// http://127.0.0.1:8080/api/receivers/inbox/labs/default/webhooks
+    #[arg(long, value_name = "URL", requires = "secret")]
+    webhook: Option<reqwest::Url>,
+    /// The receiver's webhook secret (whsec_ and base64), which the probe signs with
+    #[arg(long, value_name = "WHSEC", requires = "webhook")]
+    secret: Option<String>,
     /// An extra header for every request, as 'Name: value' (repeat for more)
     #[arg(long = "header", value_name = "NAME: VALUE")]
     headers: Vec<String>,
@@ -179,58 +196,14 @@ async fn probe(args: Box<ProbeArgs>) -> ExitCode {
         eprintln!("error: {message}");
         ExitCode::from(2)
     };
-    let parse_json = |what: &str, text: &str| {
-        serde_json::from_str::<serde_json::Value>(text)
-            .map_err(|error| format!("{what} is not JSON: {error}"))
+    let ran = match (&args.url, &args.webhook) {
+        (_, Some(webhook)) => probe_webhook(webhook, &args).await,
+        (Some(url), None) => probe_endpoint(url, &args).await,
+        (None, None) => Err("give --url or --webhook".to_owned()),
     };
-    let mut config = probe::ProbeConfig::new(args.url);
-    config.body = match parse_json("--body", &args.body) {
-        Ok(body) => body,
-        Err(message) => return cannot_run(message),
-    };
-    config.other_body = match args
-        .other_body
-        .as_deref()
-        .map(|text| parse_json("--other-body", text))
-        .transpose()
-    {
-        Ok(other) => other,
-        Err(message) => return cannot_run(message),
-    };
-    for header in &args.headers {
-        match probe::parse_header(header) {
-            Ok(pair) => config.headers.push(pair),
-            Err(error) => return cannot_run(error.to_string()),
-        }
-    }
-    for header in &args.client_headers {
-        match probe::parse_header(header) {
-            Ok(pair) => config.client_headers.push(pair),
-            Err(error) => return cannot_run(error.to_string()),
-        }
-    }
-    for (hook, given) in [
-        (&mut config.fail_header, &args.fail_header),
-        (&mut config.fail_after_header, &args.fail_after_header),
-    ] {
-        match given.as_deref().map(probe::parse_header).transpose() {
-            Ok(pair) => *hook = pair,
-            Err(error) => return cannot_run(error.to_string()),
-        }
-    }
-    config.stuck_after = Duration::from_secs(args.stuck_after_secs);
-    config.count_url = args.count_url;
-    config.copies = usize::from(args.copies);
-    config.race_delay_ms = args.race_delay_ms;
-    config.rounds = args.rounds;
-    config.other_url = args.other_url;
-    config.other_method = args.other_method;
-    config.id_field = args.id_field;
-    config.timeout = Duration::from_secs(args.timeout_secs.max(1));
-
-    let report = match probe::run(&config).await {
+    let report = match ran {
         Ok(report) => report,
-        Err(error) => return cannot_run(error.to_string()),
+        Err(message) => return cannot_run(message),
     };
     let json = serde_json::to_string_pretty(&report).expect("a report always serialises");
     match &args.json {
@@ -253,6 +226,74 @@ async fn probe(args: Box<ProbeArgs>) -> ExitCode {
         return cannot_run(format!("cannot write {}: {error}", path.display()));
     }
     ExitCode::from(report.exit_code(fail_on) as u8)
+}
+
+/// Probes the POST endpoint `url` as `args` say.
+async fn probe_endpoint(url: &reqwest::Url, args: &ProbeArgs) -> Result<probe::Report, String> {
+    let parse_json = |what: &str, text: &str| {
+        serde_json::from_str::<serde_json::Value>(text)
+            .map_err(|error| format!("{what} is not JSON: {error}"))
+    };
+    let mut config = probe::ProbeConfig::new(url.clone());
+    config.body = match parse_json("--body", &args.body) {
+        Ok(body) => body,
+        Err(message) => return Err(message),
+    };
+    config.other_body = match args
+        .other_body
+        .as_deref()
+        .map(|text| parse_json("--other-body", text))
+        .transpose()
+    {
+        Ok(other) => other,
+        Err(message) => return Err(message),
+    };
+    for header in &args.headers {
+        match probe::parse_header(header) {
+            Ok(pair) => config.headers.push(pair),
+            Err(error) => return Err(error.to_string()),
+        }
+    }
+    for header in &args.client_headers {
+        match probe::parse_header(header) {
+            Ok(pair) => config.client_headers.push(pair),
+            Err(error) => return Err(error.to_string()),
+        }
+    }
+    for (hook, given) in [
+        (&mut config.fail_header, &args.fail_header),
+        (&mut config.fail_after_header, &args.fail_after_header),
+    ] {
+        match given.as_deref().map(probe::parse_header).transpose() {
+            Ok(pair) => *hook = pair,
+            Err(error) => return Err(error.to_string()),
+        }
+    }
+    config.stuck_after = Duration::from_secs(args.stuck_after_secs);
+    config.count_url = args.count_url.clone();
+    config.copies = usize::from(args.copies);
+    config.race_delay_ms = args.race_delay_ms;
+    config.rounds = args.rounds;
+    config.other_url = args.other_url.clone();
+    config.other_method = args.other_method.clone();
+    config.id_field = args.id_field.clone();
+    config.timeout = Duration::from_secs(args.timeout_secs.max(1));
+    probe::run(&config).await.map_err(|error| error.to_string())
+}
+
+/// Probes the webhook receiver at `url`, signing with `--secret`.
+async fn probe_webhook(url: &reqwest::Url, args: &ProbeArgs) -> Result<probe::Report, String> {
+    let secret = args.secret.as_deref().unwrap_or_default();
+    let key = probe::WebhookKey::from_secret(secret.trim())
+        .map_err(|error| format!("--secret: {error}"))?;
+    let config = probe::WebhookProbe {
+        url: url.clone(),
+        key,
+        timeout: Duration::from_secs(args.timeout_secs.max(1)),
+    };
+    probe::run_webhook(&config)
+        .await
+        .map_err(|error| error.to_string())
 }
 
 /// `--other-method`: an HTTP method other than POST, in any case.

@@ -21,7 +21,7 @@
 //! The provider also tells shops about payments: a signed
 //! `charge.succeeded` webhook, delivered at least once to one of the lab's
 //! receivers (`webhook_delivery.rs`, `webhook_routes.rs`, signatures in
-//! `webhook_signature.rs`).
+//! the `webhook-signature` crate, a secret per lab in `webhook_secrets.rs`).
 //!
 //! The shops' way in is here too: [`OutsideClient`], the HTTP client the
 //! order flow calls through `lab_wire::outside::OutsideCalls`, so that the
@@ -33,7 +33,7 @@ mod services;
 mod store;
 pub mod webhook_delivery;
 mod webhook_routes;
-pub mod webhook_signature;
+mod webhook_secrets;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
@@ -49,7 +49,7 @@ use tokio::task::JoinHandle;
 pub use client::OutsideClient;
 pub use lab_routes::{Outbox, SideEffectsApi, WaitingEmails};
 pub use webhook_routes::{WebhooksApi, receiver_path};
-pub use webhook_signature::WebhookSecrets;
+pub use webhook_secrets::WebhookSecrets;
 
 /// Where the outside services keep their tables, given the lab's database
 /// URL: the same PostgreSQL database (other tables, other rows), or an

@@ -18,7 +18,7 @@ use lab_wire::webhook::{
 };
 use tokio::time::Instant;
 
-use crate::webhook_signature::WebhookKey;
+use webhook_signature::WebhookKey;
 
 /// The most attempts the provider makes to deliver one event.
 pub const MAX_ATTEMPTS: u32 = 5;

@@ -28,7 +28,8 @@ use utoipa::OpenApi;
 use crate::services::read_json;
 use crate::store::{self, Caller, Charged};
 use crate::webhook_delivery::{Deliverer, MAX_ATTEMPTS, Pending};
-use crate::webhook_signature::{WebhookKey, WebhookSecrets};
+use crate::webhook_secrets::WebhookSecrets;
+use webhook_signature::WebhookKey;
 
 /// What the routes share.
 #[derive(Clone)]

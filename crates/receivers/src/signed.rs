@@ -13,7 +13,7 @@ use lab_wire::order::MAX_AMOUNT_CENTS;
 use lab_wire::webhook::{
     MAX_EVENT_ID_CHARS, WEBHOOK_ID, WEBHOOK_SIGNATURE, WEBHOOK_TIMESTAMP, WebhookEvent,
 };
-use outside::webhook_signature::WebhookKey;
+use webhook_signature::WebhookKey;
 
 /// The largest delivery a receiver reads: an event is a few hundred bytes.
 const MAX_BODY_BYTES: usize = 16 * 1024;
