@@ -190,7 +190,13 @@ async fn event_effects(
     let Path((name, lab, event)) = path.map_err(|_| LabError::NotFound)?;
     let design = receiver(&name)?;
     let lab = LabId::try_from(lab.as_str())?;
-    let effects = store::shipments_for_event(&receivers.db, design.name(), &lab, &event).await?;
+    // An id no delivery could have carried made nothing (and a NUL in it
+    // would not even reach PostgreSQL's text).
+    let effects = if crate::signed::is_event_id(&event) {
+        store::shipments_for_event(&receivers.db, design.name(), &lab, &event).await?
+    } else {
+        0
+    };
     Ok(Json(EventEffects { event, effects }))
 }
 

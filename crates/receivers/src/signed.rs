@@ -61,16 +61,23 @@ fn signature_header(headers: &HeaderMap, name: &'static str) -> Result<String, L
         })
 }
 
+/// Whether `text` could be an event's id (or an order's, or a charge's):
+/// 1 to [`MAX_EVENT_ID_CHARS`] visible ASCII characters.
+pub fn is_event_id(text: &str) -> bool {
+    !text.is_empty()
+        && text.len() <= MAX_EVENT_ID_CHARS
+        && text.chars().all(|c| c.is_ascii_graphic())
+}
+
 /// What a shop checks before it stores anything of an event.
 fn check_event(event: &WebhookEvent) -> Result<(), LabError> {
-    let visible = |text: &str| !text.is_empty() && text.chars().all(|c| c.is_ascii_graphic());
-    if event.id.len() > MAX_EVENT_ID_CHARS || !visible(&event.id) {
+    if !is_event_id(&event.id) {
         return Err(LabError::InvalidEvent(format!(
             "the event's id must be 1-{MAX_EVENT_ID_CHARS} visible ASCII characters"
         )));
     }
     for (field, value) in [("order", &event.data.order), ("charge", &event.data.charge)] {
-        if value.len() > MAX_EVENT_ID_CHARS || !visible(value) {
+        if !is_event_id(value) {
             return Err(LabError::InvalidEvent(format!(
                 "data.{field} must be 1-{MAX_EVENT_ID_CHARS} visible ASCII characters"
             )));
