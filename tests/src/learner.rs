@@ -202,17 +202,7 @@ impl Learner {
             .find(Locator::Css("[role=status]"))
             .await
             .expect("a status line");
-        // The line's state, not its words: the same in every language.
-        eventually(async || {
-            status
-                .attr("data-state")
-                .await
-                .ok()
-                .flatten()
-                .filter(|state| state == "done" || state == "reset")
-        })
-        .await
-        .unwrap_or_else(|| panic!("pressing {what:?} finishes and says so"));
+        until_the_status_says(&status, &["done", "reset"], what).await;
     }
 
     /// The form control (checkbox, number, text field or selector) whose
@@ -366,4 +356,20 @@ pub async fn open_lab() -> (String, Learner) {
     let base = spawn_lab(Backend::Sqlite, &ui_dir()).await;
     let learner = Learner::open(&base).await;
     (base, learner)
+}
+
+/// Waits until `status` (a status line) is in one of `states` and returns
+/// it: its state, not its words, the same in every language. `what` names
+/// what was pressed, for the message if it never gets there.
+pub async fn until_the_status_says(status: &Element, states: &[&str], what: &str) -> String {
+    eventually(async || {
+        status
+            .attr("data-state")
+            .await
+            .ok()
+            .flatten()
+            .filter(|state| states.contains(&state.as_str()))
+    })
+    .await
+    .unwrap_or_else(|| panic!("pressing {what:?} finishes and says so"))
 }

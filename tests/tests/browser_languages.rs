@@ -69,7 +69,7 @@ async fn in_chinese_every_scenario_reads_in_chinese_and_no_english_word_is_left(
         let mut scenarios = Vec::new();
         for button in learner
             .browser
-            .find_all(Locator::Css("button.preset"))
+            .find_all(Locator::Css("#presets button.preset"))
             .await
             .unwrap()
         {
@@ -126,6 +126,24 @@ async fn in_chinese_every_scenario_reads_in_chinese_and_no_english_word_is_left(
             assert!(
                 left.is_empty(),
                 "{scenario}: English words {left:?} on the Chinese page:\n{page}"
+            );
+        }
+
+        // The receiving side's scenarios, and what its panes say after each.
+        for id in ["webhook-twice", "webhook-answer-lost", "webhook-at-once"] {
+            let button = learner.by_id(&format!("receiving-{id}")).await;
+            assert!(has_chinese(&button.text().await.unwrap()), "{id}");
+            button.click().await.unwrap();
+            let status = learner.by_id("receiving-status").await;
+            lab_e2e::learner::until_the_status_says(&status, &["done"], id).await;
+            let receiving = learner.by_id("receiving").await.text().await.unwrap();
+            let left: Vec<String> = words(&receiving)
+                .into_iter()
+                .filter(|word| english.contains(word))
+                .collect();
+            assert!(
+                left.is_empty(),
+                "{id}: English words {left:?} on the Chinese page:\n{receiving}"
             );
         }
     })

@@ -13,6 +13,7 @@ pub mod outcome;
 pub mod playback;
 pub mod policy;
 pub mod presets;
+pub mod receiving;
 pub mod record;
 pub mod room;
 pub mod scheduler;

@@ -18,6 +18,7 @@ use crate::lab_id::{current_lab, reload_when_the_lab_in_the_link_changes};
 use crate::language::{LanguageField, provide_locale};
 use crate::lesson::{Lesson, LessonBanner, LessonCard};
 use crate::playback::Playback;
+use crate::receiving::ReceivingSide;
 use crate::results::Results;
 use crate::results_view::RunResults;
 use crate::run_axis::RunAxis;
@@ -350,6 +351,7 @@ fn Lab() -> impl IntoView {
             </div>
             </div>
 
+            <ReceivingSide lab=lab hidden=Signal::derive(move || guided.step.get().is_some()) />
             <footer>
                 {move || {
                     let lab_link = lab_link.clone();

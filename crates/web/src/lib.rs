@@ -22,6 +22,8 @@ mod pane;
 mod picture;
 mod playback;
 mod playback_bar;
+mod receiving;
+mod receiving_api;
 mod results;
 mod results_view;
 mod run_axis;
